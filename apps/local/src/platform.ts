@@ -1,0 +1,83 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type Env, loadConfig, type Stoppable, settings, z } from "@app/core";
+import { openDatabase } from "@app/db";
+import {
+  type BaseServiceConfig,
+  type ServiceDefinition,
+  type StartedService,
+  startService,
+} from "@app/runtime";
+
+const launcherVariables = z.object({
+  DATABASE_URL: settings.databaseUrl(),
+  DATA_DIR: settings.dataDir(),
+});
+
+/** What `.data/local.json` holds: where each service listens and the demo credentials. */
+export type LocalManifest = {
+  services: Record<string, { url: string; docs: string }>;
+  credentials: Record<string, unknown>;
+};
+
+export type RunningPlatform = Stoppable & { manifest: LocalManifest; manifestPath: string };
+
+/**
+ * Starts every service in one process on one database (PGlite under `DATA_DIR`
+ * unless `DATABASE_URL` is set), then writes the manifest. Every service's config
+ * is read before anything starts, so a bad setting stops the launch at once.
+ */
+export async function startPlatform(
+  definitions: ServiceDefinition<never>[],
+  env: Env,
+): Promise<RunningPlatform> {
+  const launcher = loadConfig(launcherVariables, env);
+  const configs = definitions.map((definition) => definition.loadConfig(env) as BaseServiceConfig);
+  const db = await openDatabase({ url: launcher.DATABASE_URL, dataDir: launcher.DATA_DIR });
+  const started: StartedService[] = [];
+  const stop = async () => {
+    for (const service of started.reverse()) await service.stop();
+    await db.close();
+  };
+  try {
+    for (const [index, definition] of definitions.entries()) {
+      started.push(await startService(definition, configs[index] as never, db));
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const manifest: LocalManifest = { services: {}, credentials: {} };
+  for (const service of started) {
+    manifest.services[service.name] = { url: service.url, docs: `${service.url}/docs` };
+    Object.assign(manifest.credentials, service.credentials);
+  }
+  await mkdir(launcher.DATA_DIR, { recursive: true });
+  const manifestPath = join(launcher.DATA_DIR, "local.json");
+  await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  return { manifest, manifestPath, stop };
+}
+
+/** The banner printed once everything listens. */
+export function banner(platform: RunningPlatform, titles: Map<string, string>): string {
+  const { manifest } = platform;
+  const width = Math.max(...Object.keys(manifest.services).map((name) => (titles.get(name) ?? name).length));
+  const lines = ["", "Platform is up (embedded mode: PGlite, local chain, sandbox; no network needed)", ""];
+  for (const [name, service] of Object.entries(manifest.services)) {
+    lines.push(`  ${(titles.get(name) ?? name).padEnd(width)}  ${service.url}   docs: ${service.docs}`);
+  }
+  lines.push("", "Demo credentials:");
+  const credentials = Object.entries(manifest.credentials);
+  if (credentials.length === 0) lines.push("  (none yet)");
+  for (const [key, value] of credentials)
+    lines.push(`  ${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`);
+  const first = manifest.services.fortune?.url ?? Object.values(manifest.services)[0]?.url;
+  lines.push("", "Try:", `  curl -i -X POST ${first}/api/fortune`, `  curl ${first}/healthz`);
+  lines.push(
+    "",
+    `The same as JSON: ${platform.manifestPath}`,
+    "Ctrl-C stops everything; data is kept for the next start.",
+    "",
+  );
+  return lines.join("\n");
+}

@@ -1,0 +1,105 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Database, openDatabase } from "@app/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LocalManifest } from "../src/platform.ts";
+import { platformServices } from "../src/services.ts";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const PORT_VARIABLES = platformServices.map((service) => `${service.name.toUpperCase()}_PORT`);
+
+type Launch = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
+
+/** Starts `npm start`'s entry point as its own process, every service on a free port. */
+function launch(dataDir: string, extraEnv: Record<string, string> = {}): Launch {
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    DATA_DIR: dataDir,
+    ...extraEnv,
+  };
+  delete env.DATABASE_URL;
+  for (const variable of PORT_VARIABLES) env[variable] ??= "0";
+  const child = spawn(process.execPath, ["--import", "tsx", "apps/local/src/main.ts"], { cwd: ROOT, env });
+  let output = "";
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+/** Opens the launcher's PGlite folder while no launcher runs. */
+async function withStoredDatabase<T>(dataDir: string, work: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabase({ dataDir });
+  try {
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe("npm start (the local launcher)", () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "platform-local-"));
+  });
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("brings every service up, writes local.json, stops on Ctrl-C and keeps its data for the next start", async () => {
+    const first = launch(dataDir);
+    try {
+      await waitFor(() => first.output().includes("Ctrl-C stops everything"), "the banner");
+      const manifest = JSON.parse(await readFile(join(dataDir, "local.json"), "utf8")) as LocalManifest;
+      expect(Object.keys(manifest.services).sort()).toEqual(platformServices.map((s) => s.name).sort());
+      for (const [name, service] of Object.entries(manifest.services)) {
+        expect(first.output(), name).toContain(service.url);
+        const health = await fetch(`${service.url}/healthz`);
+        expect(health.status, name).toBe(200);
+        expect((await fetch(service.docs)).status, name).toBe(200);
+      }
+    } finally {
+      first.child.kill("SIGINT");
+    }
+    expect(await first.exited).toBe(0);
+    expect(first.output()).toContain("SIGINT received, shutting down");
+    await withStoredDatabase(dataDir, (db) =>
+      db.exec(
+        "CREATE TABLE public.marker (note text); INSERT INTO public.marker VALUES ('left by the first run')",
+      ),
+    );
+
+    const second = launch(dataDir);
+    try {
+      await waitFor(() => second.output().includes("Ctrl-C stops everything"), "the banner again");
+      expect(second.output()).toContain("Platform is up");
+    } finally {
+      second.child.kill("SIGINT");
+    }
+    expect(await second.exited).toBe(0);
+    const marker = await withStoredDatabase(dataDir, (db) => db.query("SELECT note FROM public.marker"));
+    expect(marker).toEqual([{ note: "left by the first run" }]);
+  });
+
+  it("refuses to start with an invalid setting, naming it", async () => {
+    const run = launch(dataDir, { GATEWAY_PORT: "eighty" });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain("GATEWAY_PORT");
+    expect(run.output()).not.toContain("    at ");
+  });
+});

@@ -1,0 +1,34 @@
+import { Readable, Transform, type Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { Context } from "hono";
+import { ApiError } from "../errors.ts";
+
+/**
+ * Streams the request body into `sink` chunk by chunk, never holding it whole in
+ * memory, and resolves with the number of bytes written. Bodies past `maxBytes`
+ * fail with 413 (the sink has then received a prefix only; the caller discards it).
+ */
+export async function streamRequestBody(
+  c: Context,
+  sink: Writable,
+  options: { maxBytes: number },
+): Promise<number> {
+  const incoming = (c.env as { incoming?: Readable } | undefined)?.incoming;
+  const body = c.req.raw.body;
+  const source: Readable = incoming ?? (body ? Readable.fromWeb(body as never) : Readable.from([]));
+  let bytes = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length;
+      if (bytes > options.maxBytes) {
+        callback(
+          new ApiError("PAYLOAD_TOO_LARGE", `The request body is larger than ${options.maxBytes} bytes.`),
+        );
+        return;
+      }
+      callback(null, chunk);
+    },
+  });
+  await pipeline(source, counter, sink);
+  return bytes;
+}

@@ -1,0 +1,37 @@
+export { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+export {
+  type AppEnv,
+  createServiceApp,
+  ErrorBodySchema,
+  errorResponseSpec,
+  jsonResponse,
+  type ServiceApp,
+  type ServiceAppOptions,
+} from "./app.ts";
+export { type Clock, systemClock, toIso } from "./clock.ts";
+export { ConfigError, type Env, loadConfig, settings } from "./config.ts";
+export {
+  ApiError,
+  createErrorHandler,
+  ERROR_STATUS,
+  type ErrorBody,
+  type ErrorCode,
+  type ErrorDetails,
+  errorResponse,
+  notFoundResponse,
+} from "./errors.ts";
+export { accessLog } from "./http/access-log.ts";
+export { type ContentLengthGuardOptions, contentLengthGuard } from "./http/content-length.ts";
+export { streamRequestBody } from "./http/stream-body.ts";
+export { newId, newSecret } from "./ids.ts";
+export {
+  createLogger,
+  isSecretName,
+  type Logger,
+  type LoggerConfig,
+  REDACTED,
+  redactHeaders,
+} from "./logger.ts";
+export { runMain, type Stoppable } from "./run.ts";
+export { type RunningServer, serveApp } from "./serve.ts";
+export { toValidationIssues, type ValidationIssue, validationError, validationHook } from "./validation.ts";

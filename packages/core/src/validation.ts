@@ -1,0 +1,33 @@
+import type { Context } from "hono";
+import type { ZodError } from "zod";
+import { ApiError, errorResponse } from "./errors.ts";
+
+/** One failed check of a request, as rendered in a `VALIDATION_FAILED` body. */
+export type ValidationIssue = { path: string; message: string };
+
+/** Flattens zod issues to `{path, message}` with dotted paths (`items.0.name`). */
+export function toValidationIssues(error: ZodError): ValidationIssue[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join("."),
+    message: issue.message,
+  }));
+}
+
+/** Builds the 400 `VALIDATION_FAILED` error for a zod failure. */
+export function validationError(error: ZodError, target?: string): ApiError {
+  const where = target ? ` in the ${target}` : "";
+  return new ApiError("VALIDATION_FAILED", `The request is not valid${where}.`, {
+    issues: toValidationIssues(error),
+  });
+}
+
+type HookResult = { success: true } | { success: false; error: ZodError; target?: string };
+
+/**
+ * The `defaultHook` for `OpenAPIHono`: a failed zod check becomes a 400
+ * `VALIDATION_FAILED` body listing each issue.
+ */
+export function validationHook(result: HookResult, c: Context): Response | undefined {
+  if (result.success) return undefined;
+  return errorResponse(c, validationError(result.error, result.target));
+}

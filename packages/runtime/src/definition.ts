@@ -1,0 +1,38 @@
+import type { Env, Logger, ServiceApp } from "@app/core";
+import type { Database } from "@app/db";
+
+/** Settings every service has, whatever else it configures. */
+export type BaseServiceConfig = {
+  host: string;
+  port: number;
+  logLevel: string;
+  databaseUrl?: string;
+  dataDir: string;
+};
+
+/** What a service needs to build its adapters and app. */
+export type ServiceContext<Config extends BaseServiceConfig> = {
+  config: Config;
+  db: Database;
+  logger: Logger;
+};
+
+/** A service once built: its app, the demo credentials it seeded, and how to stop its background work. */
+export type BuiltService = {
+  app: ServiceApp;
+  /** Demo credentials for the local banner and `.data/local.json` (local use only). */
+  credentials?: Record<string, unknown>;
+  stop?: () => Promise<void>;
+};
+
+/**
+ * Everything the runtime needs to start a service: its name (also its database
+ * schema), config loader, migrations folder and builder. Each service exports one.
+ */
+export type ServiceDefinition<Config extends BaseServiceConfig = BaseServiceConfig> = {
+  name: string;
+  title: string;
+  loadConfig(env: Env): Config;
+  migrations: URL;
+  build(context: ServiceContext<Config>): Promise<BuiltService>;
+};

@@ -1,0 +1,8 @@
+export type {
+  BaseServiceConfig,
+  BuiltService,
+  ServiceContext,
+  ServiceDefinition,
+} from "./definition.ts";
+export { baseSettings, toBaseConfig } from "./settings.ts";
+export { migrateService, runStandalone, type StartedService, startService } from "./start.ts";

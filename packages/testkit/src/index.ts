@@ -1,0 +1,6 @@
+export type { TestDatabaseSource } from "./database-source.ts";
+export { test } from "./fixtures.ts";
+export { json } from "./http.ts";
+export { captureLogs, silentLogger } from "./logs.ts";
+export { allMigrationSets } from "./migration-sets.ts";
+export { openTestDatabase, testDatabaseKind } from "./test-database.ts";

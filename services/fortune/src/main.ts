@@ -1,0 +1,4 @@
+import { runStandalone } from "@app/runtime";
+import { fortuneService } from "./service.ts";
+
+await runStandalone(fortuneService);

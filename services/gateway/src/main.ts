@@ -1,0 +1,4 @@
+import { runStandalone } from "@app/runtime";
+import { gatewayService } from "./service.ts";
+
+await runStandalone(gatewayService);

@@ -1,0 +1,3 @@
+export { createApp, type SandboxDeps } from "./app.ts";
+export { loadSandboxConfig, type SandboxConfig } from "./config.ts";
+export { sandboxService } from "./service.ts";

@@ -1,0 +1,4 @@
+import { runStandalone } from "@app/runtime";
+import { sandboxService } from "./service.ts";
+
+await runStandalone(sandboxService);

@@ -1,0 +1,4 @@
+import { runStandalone } from "@app/runtime";
+import { shopService } from "./service.ts";
+
+await runStandalone(shopService);
