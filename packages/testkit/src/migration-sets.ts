@@ -5,16 +5,21 @@ import { loadMigrations, type MigrationSet } from "@app/db";
 
 const SERVICES_DIR = fileURLToPath(new URL("../../../services/", import.meta.url));
 
-/** Every service's migrations (schema = the service's folder name), as the services apply them at start. */
+const isFile = (path: string) =>
+  stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+
+/**
+ * Every service's migrations, as the services apply them at start: one set per
+ * service folder (schema = the folder's name), empty when it has none yet.
+ */
 export async function allMigrationSets(): Promise<MigrationSet[]> {
   const sets: MigrationSet[] = [];
   for (const name of (await readdir(SERVICES_DIR)).sort()) {
-    const dir = join(SERVICES_DIR, name, "migrations");
-    const exists = await stat(dir).then(
-      (s) => s.isDirectory(),
-      () => false,
-    );
-    if (exists) sets.push({ schema: name, migrations: await loadMigrations(dir) });
+    if (!(await isFile(join(SERVICES_DIR, name, "package.json")))) continue;
+    sets.push({ schema: name, migrations: await loadMigrations(join(SERVICES_DIR, name, "migrations")) });
   }
   return sets;
 }
