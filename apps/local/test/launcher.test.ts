@@ -9,7 +9,10 @@ import type { LocalManifest } from "../src/platform.ts";
 import { platformServices } from "../src/services.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const PORT_VARIABLES = platformServices.map((service) => `${service.name.toUpperCase()}_PORT`);
+const PORT_VARIABLES = [
+  ...platformServices.map((service) => `${service.name.toUpperCase()}_PORT`),
+  "FORTUNE_CHAIN_PORT",
+];
 
 type Launch = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
 
@@ -61,7 +64,9 @@ describe("npm start (the local launcher)", () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it("brings every service up, writes local.json, stops on Ctrl-C and keeps its data for the next start", async () => {
+  it("brings every service up, writes local.json, stops on Ctrl-C and keeps its data for the next start", {
+    timeout: 180_000,
+  }, async () => {
     const first = launch(dataDir);
     try {
       await waitFor(() => first.output().includes("Ctrl-C stops everything"), "the banner");
@@ -96,7 +101,7 @@ describe("npm start (the local launcher)", () => {
     expect(marker).toEqual([{ note: "left by the first run" }]);
   });
 
-  it("refuses to start with an invalid setting, naming it", async () => {
+  it("refuses to start with an invalid setting, naming it", { timeout: 60_000 }, async () => {
     const run = launch(dataDir, { GATEWAY_PORT: "eighty" });
     expect(await run.exited).toBe(1);
     expect(run.output()).toContain("GATEWAY_PORT");

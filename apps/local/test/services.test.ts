@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ConfigError } from "@app/core";
 import { migrateService } from "@app/runtime";
 import { json, silentLogger, test } from "@app/testkit";
@@ -7,7 +10,11 @@ import { platformServices } from "../src/services.ts";
 describe.each(platformServices.map((definition) => [definition.name, definition] as const))(
   "%s service",
   (name, definition) => {
-    const config = definition.loadConfig({});
+    /** Defaults, but every port free and data in a folder of this test's own. */
+    const config = definition.loadConfig({
+      DATA_DIR: mkdtempSync(join(tmpdir(), `${name}-service-`)),
+      FORTUNE_CHAIN_PORT: "0",
+    });
 
     test("answers health, readiness, OpenAPI and docs", async ({ db }) => {
       await migrateService(definition, db);

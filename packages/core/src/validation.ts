@@ -13,9 +13,18 @@ export function toValidationIssues(error: ZodError): ValidationIssue[] {
   }));
 }
 
+const TARGET_NAMES: Record<string, string> = {
+  json: "body",
+  form: "form",
+  query: "query string",
+  param: "path",
+  header: "headers",
+  cookie: "cookies",
+};
+
 /** Builds the 400 `VALIDATION_FAILED` error for a zod failure. */
 export function validationError(error: ZodError, target?: string): ApiError {
-  const where = target ? ` in the ${target}` : "";
+  const where = target ? ` in the ${TARGET_NAMES[target] ?? target}` : "";
   return new ApiError("VALIDATION_FAILED", `The request is not valid${where}.`, {
     issues: toValidationIssues(error),
   });

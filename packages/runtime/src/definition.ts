@@ -22,6 +22,8 @@ export type BuiltService = {
   app: ServiceApp;
   /** Demo credentials for the local banner and `.data/local.json` (local use only). */
   credentials?: Record<string, unknown>;
+  /** Told the service's URL once it listens (the port is known only then when it was 0). */
+  onListening?: (url: string) => void;
   stop?: () => Promise<void>;
 };
 

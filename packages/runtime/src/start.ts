@@ -12,7 +12,10 @@ export type StartedService = {
 };
 
 /** Applies a service's migrations to its own schema. */
-export async function migrateService(definition: ServiceDefinition<never>, db: Database): Promise<string[]> {
+export async function migrateService(
+  definition: Pick<ServiceDefinition, "name" | "migrations">,
+  db: Database,
+): Promise<string[]> {
   return migrate(db, { schema: definition.name, migrations: await loadMigrations(definition.migrations) });
 }
 
@@ -26,7 +29,7 @@ export async function startService<Config extends BaseServiceConfig>(
   db: Database,
   logger: Logger = createLogger({ name: definition.name, level: config.logLevel }),
 ): Promise<StartedService> {
-  await migrateService(definition as ServiceDefinition<never>, db);
+  await migrateService(definition, db);
   const built = await definition.build({ config, db, logger });
   let server: RunningServer;
   try {
@@ -35,6 +38,7 @@ export async function startService<Config extends BaseServiceConfig>(
     await built.stop?.();
     throw error;
   }
+  built.onListening?.(server.url);
   logger.info({ url: server.url }, `${definition.name} listening`);
   return {
     name: definition.name,

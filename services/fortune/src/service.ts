@@ -1,12 +1,62 @@
+import { systemClock } from "@app/core";
 import type { ServiceDefinition } from "@app/runtime";
 import { createApp } from "./app.ts";
 import { type FortuneConfig, loadFortuneConfig } from "./config.ts";
+import { SiwxAuthenticator } from "./identity/siwx.ts";
+import { PaymentGate } from "./payments/gate.ts";
+import { startRails } from "./rails.ts";
+import { EntitlementStore } from "./store/entitlements.ts";
+import { FavoritesStore } from "./store/favorites.ts";
+import { IdempotencyStore } from "./store/idempotency.ts";
+import { PaymentLedger } from "./store/ledger.ts";
+import { PremiumUsage } from "./store/premium-usage.ts";
+import type { FortuneWriter } from "./text/generator.ts";
+import { LocalFortuneWriter } from "./text/local-writer.ts";
+import { OpenAiCompatibleWriter } from "./text/openai-writer.ts";
 
-/** How the runtime starts the fortune service. */
+/** How the runtime starts the fortune service: rails (local chain or hosted), stores, gate, app. */
 export const fortuneService: ServiceDefinition<FortuneConfig> = {
   name: "fortune",
   title: "Fortune API",
   loadConfig: loadFortuneConfig,
   migrations: new URL("../migrations/", import.meta.url),
-  build: async ({ db, logger }) => ({ app: createApp({ db, logger }) }),
+  async build({ config, db, logger }) {
+    const rails = await startRails(config, logger);
+    // The public origin SIWX is checked against: configured, or where the service listens.
+    let origin = new URL(config.publicUrl ?? `http://${config.host}:${config.port}`);
+    const clock = systemClock;
+    const siwx = new SiwxAuthenticator(db, { origin: () => origin, network: rails.x402.network, clock });
+    const gate = new PaymentGate({
+      x402: rails.x402,
+      siwx,
+      ledger: new PaymentLedger(db),
+      idempotency: new IdempotencyStore(db),
+      entitlements: new EntitlementStore(db),
+      origin: () => origin,
+    });
+    const writer: FortuneWriter = config.text
+      ? new OpenAiCompatibleWriter(config.text)
+      : new LocalFortuneWriter();
+    const app = createApp({
+      db,
+      logger,
+      clock,
+      gate,
+      siwx,
+      writer,
+      favorites: new FavoritesStore(db),
+      premium: new PremiumUsage(db, config.premiumLimit, clock),
+      mppCurrency: rails.mppCurrency,
+      mppMethod: "tempo",
+      origin: () => origin,
+    });
+    return {
+      app,
+      credentials: rails.credentials,
+      onListening(url) {
+        if (!config.publicUrl) origin = new URL(url);
+      },
+      stop: rails.stop,
+    };
+  },
 };

@@ -1,0 +1,53 @@
+/**
+ * MPP (Machine Payments Protocol, mppx 0.11) rails: `tempo.charge` and `tempo.session` servers, the
+ * official client, a database-backed store, and the local Tempo channel reserve + RPC shim.
+ *
+ * @module
+ */
+export { tempoChain, tempoClient, tip20Balance } from "./chain.ts";
+export {
+  createMppClient,
+  type MppClient,
+  type MppClientOptions,
+  type MppSessionManager,
+  type MppSessionOptions,
+} from "./client.ts";
+export {
+  CHANNEL_RESERVE_ABI,
+  CHANNEL_RESERVE_ADDRESS,
+  SIGNATURE_VERIFIER_ADDRESS,
+  TIP20_DECIMALS,
+} from "./constants.ts";
+export {
+  type ChannelReserveArtifact,
+  compileChannelReserve,
+  type InstallChannelReserveOptions,
+  installChannelReserve,
+} from "./escrow/reserve.ts";
+export {
+  startTempoShim,
+  type TempoShim,
+  type TempoShimOptions,
+  type TempoShimStats,
+} from "./escrow/rpc-shim.ts";
+export {
+  type FundPathUsdOptions,
+  fundPathUsd,
+  type LocalTempo,
+  type StartLocalTempoOptions,
+  startLocalTempo,
+} from "./local.ts";
+export {
+  type ChargeOptions,
+  createMppRails,
+  DEFAULT_MPP_PRICES,
+  type MppChallenge,
+  type MppPrices,
+  type MppRails,
+  type MppRailsConfig,
+  type MppResult,
+  type MppServers,
+  type MppStreamResult,
+  type SessionPrice,
+} from "./rails.ts";
+export { createDbStore, type DbStoreOptions, mppStoreTableSql } from "./store.ts";

@@ -1,0 +1,113 @@
+/**
+ * An mppx `Store.AtomicStore` on the platform `Database` (PGlite or PostgreSQL, same SQL), shared by
+ * every server process: channel state, spent counters and replay markers survive restarts and are
+ * linearizable per key across processes.
+ *
+ * @module
+ */
+import type { Database, Queryable } from "@app/db";
+import { Store } from "mppx/server";
+import { Json } from "ox";
+
+/** Options for {@link createDbStore}. */
+export interface DbStoreOptions {
+  db: Database;
+  /**
+   * The table, optionally schema-qualified (`"fortune.mpp_store"`). It must exist with the columns of
+   * {@link mppStoreTableSql}; the owning service migrates it.
+   */
+  table: string;
+  /** Attempts of one `update` when a concurrent insert of the same new key wins (default 20). */
+  maxAttempts?: number;
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Quotes a `schema.table` or `table` name after checking it is a plain lowercase identifier. */
+function qualifiedName(table: string): string {
+  const parts = table.split(".");
+  if (parts.length > 2 || !parts.every((p) => IDENTIFIER.test(p))) {
+    throw new Error(`invalid table name ${JSON.stringify(table)} (expected [schema.]table in lowercase)`);
+  }
+  return parts.map((p) => `"${p}"`).join(".");
+}
+
+/**
+ * The DDL of the store table, for the owning service's migration (and for tests).
+ * `value` is ox `Json.stringify` text, because channel state holds bigints.
+ */
+export function mppStoreTableSql(table: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${qualifiedName(table)} (
+  key text PRIMARY KEY,
+  value text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);`;
+}
+
+/** Thrown inside a transaction when a concurrent transaction inserted the same new key first. */
+class LostInsertRace extends Error {}
+
+/**
+ * Creates the store. `update(key, fn)` runs `SELECT … FOR UPDATE` and the write in one transaction,
+ * so concurrent updates of a key (from any process) are serialised; `fn` is retried when a
+ * concurrent insert of a missing key wins, as mppx's contract allows (`fn` is synchronous and
+ * side-effect free). `tryClaim` uses mppx's `update`-based fallback.
+ */
+export function createDbStore(options: DbStoreOptions): Store.AtomicStore {
+  const { db } = options;
+  const table = qualifiedName(options.table);
+  const maxAttempts = options.maxAttempts ?? 20;
+
+  const upsert = (q: Queryable, key: string, value: string): Promise<unknown> =>
+    q.query(
+      `INSERT INTO ${table} (key, value) VALUES ($1, $2)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
+      [key, value],
+    );
+
+  const updateOnce = <R>(key: string, fn: (current: unknown) => Store.Change<unknown, R>): Promise<R> =>
+    db.transaction(async (tx) => {
+      const rows = await tx.query<{ value: string }>(`SELECT value FROM ${table} WHERE key = $1 FOR UPDATE`, [
+        key,
+      ]);
+      const row = rows[0];
+      const change = fn(row ? Json.parse(row.value) : null);
+      if (change.op === "set") {
+        const value = Json.stringify(change.value);
+        if (row) {
+          await tx.query(`UPDATE ${table} SET value = $2, updated_at = now() WHERE key = $1`, [key, value]);
+        } else {
+          const inserted = await tx.query(
+            `INSERT INTO ${table} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING RETURNING key`,
+            [key, value],
+          );
+          if (inserted.length === 0) throw new LostInsertRace();
+        }
+      } else if (change.op === "delete" && row) {
+        await tx.query(`DELETE FROM ${table} WHERE key = $1`, [key]);
+      }
+      return change.result;
+    });
+
+  return Store.from({
+    async get(key: string) {
+      const rows = await db.query<{ value: string }>(`SELECT value FROM ${table} WHERE key = $1`, [key]);
+      return rows[0] ? Json.parse(rows[0].value) : null;
+    },
+    async put(key: string, value: unknown) {
+      await upsert(db, key, Json.stringify(value));
+    },
+    async delete(key: string) {
+      await db.query(`DELETE FROM ${table} WHERE key = $1`, [key]);
+    },
+    async update<R>(key: string, fn: (current: unknown) => Store.Change<unknown, R>): Promise<R> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await updateOnce(key, fn);
+        } catch (error) {
+          if (!(error instanceof LostInsertRace) || attempt >= maxAttempts) throw error;
+        }
+      }
+    },
+  });
+}

@@ -1,0 +1,133 @@
+/**
+ * x402 facilitators for the resource server: in-process (our own signer, any EVM RPC) or hosted
+ * (HTTP). Both satisfy `@x402/core`'s `FacilitatorClient`, so configuration picks one.
+ *
+ * @module
+ */
+import { x402Facilitator } from "@x402/core/facilitator";
+import { type FacilitatorClient, type FacilitatorConfig, HTTPFacilitatorClient } from "@x402/core/server";
+import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { toFacilitatorEvmSigner } from "@x402/evm";
+import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
+import { type Address, createWalletClient, defineChain, type Hex, http, publicActions } from "viem";
+import { nonceManager, privateKeyToAccount } from "viem/accounts";
+
+/** Options for {@link createLocalFacilitator}. */
+export interface LocalFacilitatorOptions {
+  /** JSON-RPC endpoint of the chain to settle on (the local anvil, or any EVM chain). */
+  rpcUrl: string;
+  chainId: number;
+  /** Key that submits settlement transactions and pays their gas; its address is the `upto` facilitator. */
+  signerPrivateKey: Hex;
+  /** Receipt polling interval in ms (default 100). */
+  pollingIntervalMs?: number;
+  /** Upper bound on waiting for a settlement receipt (default 60000 ms). */
+  confirmationTimeoutMs?: number;
+}
+
+/** An in-process facilitator; a `FacilitatorClient` plus what it runs on. */
+export interface LocalFacilitatorClient extends FacilitatorClient {
+  /** CAIP-2 network it serves, e.g. `eip155:1337`. */
+  readonly network: Network;
+  /** Address of the settlement signer (also the `upto` `facilitatorAddress`). */
+  readonly signerAddress: Address;
+  /** The underlying `@x402/core` facilitator (for hooks). */
+  readonly facilitator: x402Facilitator;
+}
+
+/**
+ * Builds an in-process x402 facilitator: `x402Facilitator` with `@x402/evm`'s `exact` (EIP-3009
+ * and Permit2) and `upto` (Permit2) facilitator schemes over a viem wallet+public client.
+ * Nothing here is specific to the local chain: point it at any EVM RPC with a funded key.
+ */
+export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalFacilitatorClient {
+  const network: Network = `eip155:${options.chainId}`;
+  // One signer settles many payments at once: the nonce manager hands each transaction its own nonce.
+  const account = privateKeyToAccount(options.signerPrivateKey, { nonceManager });
+  const chain = defineChain({
+    id: options.chainId,
+    name: network,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [options.rpcUrl] } },
+  });
+  const client = createWalletClient({
+    account,
+    chain,
+    transport: http(options.rpcUrl),
+    pollingInterval: options.pollingIntervalMs ?? 100,
+  }).extend(publicActions);
+  const signer = toFacilitatorEvmSigner(
+    // viem's generic client types are wider than the structural signer type x402 declares.
+    { ...client, address: account.address } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0],
+    { confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000 },
+  );
+  const facilitator = new x402Facilitator()
+    .register(network, new ExactEvmScheme(signer))
+    .register(network, new UptoEvmScheme(signer));
+
+  return {
+    network,
+    signerAddress: account.address,
+    facilitator,
+    verify: (payload: PaymentPayload, requirements: PaymentRequirements) =>
+      facilitator.verify(payload, requirements),
+    settle: (payload: PaymentPayload, requirements: PaymentRequirements) =>
+      facilitator.settle(payload, requirements),
+    getSupported: async () =>
+      facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient["getSupported"]>>,
+  };
+}
+
+/** Per-path auth headers as `HTTPFacilitatorClient` wants them. */
+export type FacilitatorAuthHeaders = NonNullable<FacilitatorConfig["createAuthHeaders"]>;
+
+/** Options for {@link createHostedFacilitator}. */
+export interface HostedFacilitatorOptions {
+  /** Base URL, e.g. `https://x402.org/facilitator` (endpoints `/verify`, `/settle`, `/supported`). */
+  url: string;
+  /**
+   * Auth: either fixed headers sent on every call, or a function returning per-path headers
+   * (`{ verify, settle, supported }`), e.g. to mint a fresh JWT per request.
+   */
+  authHeaders?: Record<string, string> | FacilitatorAuthHeaders;
+  /** Per-request timeout in ms (library default 90000). */
+  timeoutMs?: number;
+}
+
+/** Wraps `HTTPFacilitatorClient` for a hosted facilitator. */
+export function createHostedFacilitator(options: HostedFacilitatorOptions): FacilitatorClient {
+  const { authHeaders } = options;
+  let createAuthHeaders: FacilitatorAuthHeaders | undefined;
+  if (typeof authHeaders === "function") {
+    createAuthHeaders = authHeaders;
+  } else if (authHeaders) {
+    const headers = { ...authHeaders };
+    createAuthHeaders = async () => ({
+      verify: headers,
+      settle: headers,
+      supported: headers,
+      bazaar: headers,
+    });
+  }
+  return new HTTPFacilitatorClient({
+    url: options.url,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(createAuthHeaders ? { createAuthHeaders } : {}),
+  });
+}
+
+/** Facilitator selection, e.g. from service config. */
+export type FacilitatorSelection =
+  | ({ mode: "local" } & LocalFacilitatorOptions)
+  | ({ mode: "hosted" } & HostedFacilitatorOptions);
+
+/** Builds the facilitator a config asks for. */
+export function createFacilitator(selection: FacilitatorSelection): FacilitatorClient {
+  if (selection.mode === "local") {
+    const { mode: _mode, ...rest } = selection;
+    return createLocalFacilitator(rest);
+  }
+  const { mode: _mode, ...rest } = selection;
+  return createHostedFacilitator(rest);
+}

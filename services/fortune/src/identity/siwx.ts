@@ -1,0 +1,166 @@
+import { randomBytes } from "node:crypto";
+import type { Clock } from "@app/core";
+import type { Database } from "@app/db";
+import {
+  buildSIWxSchema,
+  type EVMMessageVerifier,
+  parseSIWxHeader,
+  SIGN_IN_WITH_X,
+  type SIWxPayload,
+  validateSIWxMessage,
+  verifySIWxSignature,
+} from "@x402/extensions/sign-in-with-x";
+
+/** The failures a SIWX check answers with (402 bodies `{error, message}`). */
+export type SiwxFailureCode =
+  | "siwx_missing_header"
+  | "siwx_malformed"
+  | "siwx_invalid_signature"
+  | "siwx_expired"
+  | "siwx_nonce_used";
+
+export class SiwxError extends Error {
+  constructor(
+    readonly code: SiwxFailureCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "SiwxError";
+  }
+}
+
+/** A wallet that proved control of its key for this request. */
+export type SiwxIdentity = { wallet: `0x${string}`; chainId: string; verifiedAt: Date };
+
+export type SiwxOptions = {
+  /** The service's public origin: SIWX domain and URI must match it (never the Host header). */
+  origin: () => URL;
+  /** The CAIP-2 chain wallets sign in on, e.g. `eip155:1337`. */
+  network: `eip155:${number}`;
+  clock: Clock;
+  /** How long an issued nonce may be used. */
+  ttlMs?: number;
+  /** Verifies smart-wallet signatures (ERC-1271/6492) when given; plain ECDSA otherwise. */
+  evmVerifier?: EVMMessageVerifier;
+};
+
+const MAX_HEADER_BYTES = 8 * 1024;
+const STATEMENT = "Sign in to verify your wallet identity";
+
+const EXPIRED_CODES = new Set([
+  "invalid_siwx_issued_at_too_old",
+  "invalid_siwx_expired",
+  "invalid_siwx_expiration_time",
+  "invalid_siwx_not_yet_valid",
+]);
+
+/**
+ * Sign-In-With-X (the x402 `sign-in-with-x` extension: CAIP-122 payload, EIP-4361
+ * message, base64 JSON in the `SIGN-IN-WITH-X` header). Nonces are issued here,
+ * kept in the database, single use and short lived, so a signed message works once
+ * on any instance and never after it expires.
+ */
+export class SiwxAuthenticator {
+  private readonly ttlMs: number;
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: SiwxOptions,
+  ) {
+    this.ttlMs = options.ttlMs ?? 5 * 60_000;
+  }
+
+  /** A fresh challenge for `PaymentRequired.extensions`, with a newly issued nonce. */
+  async challenge(path: string): Promise<Record<string, unknown>> {
+    const origin = this.options.origin();
+    const now = this.options.clock.now();
+    const expires = new Date(now.getTime() + this.ttlMs);
+    const nonce = randomBytes(16).toString("hex");
+    await this.db.query(
+      "INSERT INTO fortune.siwx_nonces (nonce, issued_at, expires_at) VALUES ($1, $2, $3)",
+      [nonce, now, expires],
+    );
+    if (nonce.startsWith("00")) {
+      await this.db.query("DELETE FROM fortune.siwx_nonces WHERE expires_at < $1", [
+        new Date(now.getTime() - 3600_000),
+      ]);
+    }
+    return {
+      [SIGN_IN_WITH_X]: {
+        info: {
+          domain: origin.host,
+          uri: new URL(path, origin).toString(),
+          version: "1",
+          statement: STATEMENT,
+          nonce,
+          issuedAt: now.toISOString(),
+          expirationTime: expires.toISOString(),
+        },
+        supportedChains: [{ chainId: this.options.network, type: "eip191" }],
+        schema: buildSIWxSchema(),
+      },
+    };
+  }
+
+  /** Checks a `SIGN-IN-WITH-X` header and spends its nonce; throws {@link SiwxError} on any failure. */
+  async authenticate(header: string | undefined): Promise<SiwxIdentity> {
+    if (!header)
+      throw new SiwxError("siwx_missing_header", "Send a SIGN-IN-WITH-X header signed by your wallet.");
+    const payload = this.parse(header);
+    if (payload.chainId !== this.options.network) {
+      throw new SiwxError("siwx_malformed", `Sign in on ${this.options.network}, not ${payload.chainId}.`);
+    }
+    const validation = await validateSIWxMessage(payload, this.options.origin(), { maxAge: this.ttlMs });
+    if (!validation.isValid) {
+      const code = EXPIRED_CODES.has(validation.invalidReason) ? "siwx_expired" : "siwx_malformed";
+      throw new SiwxError(code, validation.invalidMessage);
+    }
+    const verified = await verifySIWxSignature(payload, { evmVerifier: this.options.evmVerifier }).catch(
+      () => ({
+        isValid: false as const,
+      }),
+    );
+    if (!verified.isValid || verified.payer.toLowerCase() !== payload.address.toLowerCase()) {
+      throw new SiwxError(
+        "siwx_invalid_signature",
+        "The signature does not match the address that signed in.",
+      );
+    }
+    await this.spendNonce(payload.nonce);
+    return {
+      wallet: payload.address.toLowerCase() as `0x${string}`,
+      chainId: payload.chainId,
+      verifiedAt: this.options.clock.now(),
+    };
+  }
+
+  private parse(header: string): SIWxPayload {
+    if (header.length > MAX_HEADER_BYTES)
+      throw new SiwxError("siwx_malformed", "The SIGN-IN-WITH-X header is too large.");
+    try {
+      return parseSIWxHeader(header);
+    } catch {
+      throw new SiwxError(
+        "siwx_malformed",
+        "The SIGN-IN-WITH-X header is not a base64 JSON sign-in payload.",
+      );
+    }
+  }
+
+  private async spendNonce(nonce: string): Promise<void> {
+    const now = this.options.clock.now();
+    const spent = await this.db.query(
+      `UPDATE fortune.siwx_nonces SET used_at = $2
+       WHERE nonce = $1 AND used_at IS NULL AND expires_at > $2 RETURNING 1`,
+      [nonce, now],
+    );
+    if (spent.length > 0) return;
+    const [row] = await this.db.query<{ used_at: Date | null }>(
+      "SELECT used_at FROM fortune.siwx_nonces WHERE nonce = $1",
+      [nonce],
+    );
+    if (row?.used_at)
+      throw new SiwxError("siwx_nonce_used", "This sign-in message was already used; sign a new one.");
+    throw new SiwxError("siwx_expired", "This sign-in nonce is unknown or expired; ask for a new challenge.");
+  }
+}

@@ -1,0 +1,170 @@
+import { newId } from "@app/core";
+import type { Queryable } from "@app/db";
+
+export type PaymentState = "verified" | "settled" | "failed" | "canceled";
+
+export type PaymentRecord = {
+  id: string;
+  route: string;
+  rail: "x402" | "mpp";
+  scheme: string;
+  network: string | null;
+  asset: string | null;
+  payer: string | null;
+  claimKey: string;
+  authorizedAtomic: number;
+  settledAtomic: number | null;
+  state: PaymentState;
+  reference: string | null;
+  failureReason: string | null;
+  idempotencyKey: string | null;
+  createdAt: Date;
+};
+
+type Row = {
+  id: string;
+  route: string;
+  rail: "x402" | "mpp";
+  scheme: string;
+  network: string | null;
+  asset: string | null;
+  payer: string | null;
+  claim_key: string;
+  authorized_atomic: number;
+  settled_atomic: number | null;
+  state: PaymentState;
+  reference: string | null;
+  failure_reason: string | null;
+  idempotency_key: string | null;
+  created_at: Date;
+};
+
+const toRecord = (row: Row): PaymentRecord => ({
+  id: row.id,
+  route: row.route,
+  rail: row.rail,
+  scheme: row.scheme,
+  network: row.network,
+  asset: row.asset,
+  payer: row.payer,
+  claimKey: row.claim_key,
+  authorizedAtomic: row.authorized_atomic,
+  settledAtomic: row.settled_atomic,
+  state: row.state,
+  reference: row.reference,
+  failureReason: row.failure_reason,
+  idempotencyKey: row.idempotency_key,
+  createdAt: row.created_at,
+});
+
+export type NewPayment = {
+  route: string;
+  rail: "x402" | "mpp";
+  scheme: string;
+  network?: string;
+  asset?: string;
+  payer?: string;
+  claimKey: string;
+  authorizedAtomic: bigint;
+  idempotencyKey?: string;
+};
+
+/** The persistent record of every payment, on any rail, from verification to its final state. */
+export class PaymentLedger {
+  constructor(private readonly db: Queryable) {}
+
+  /**
+   * Claims a verified authorisation for one run of a handler. Returns the new
+   * payment's id, or undefined when the same authorisation was already claimed
+   * (by this or any other instance).
+   */
+  async claim(payment: NewPayment): Promise<string | undefined> {
+    const id = newId("pay");
+    const rows = await this.db.query<{ id: string }>(
+      `INSERT INTO fortune.payments
+         (id, route, rail, scheme, network, asset, payer, claim_key, authorized_atomic, state, idempotency_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'verified', $10)
+       ON CONFLICT (claim_key) DO NOTHING
+       RETURNING id`,
+      [
+        id,
+        payment.route,
+        payment.rail,
+        payment.scheme,
+        payment.network ?? null,
+        payment.asset ?? null,
+        payment.payer?.toLowerCase() ?? null,
+        payment.claimKey,
+        payment.authorizedAtomic.toString(),
+        payment.idempotencyKey ?? null,
+      ],
+    );
+    return rows[0]?.id;
+  }
+
+  /** Records a settlement: the amount that moved and its transaction hash or receipt reference. */
+  async settled(id: string, settledAtomic: bigint, reference: string): Promise<void> {
+    await this.db.query(
+      `UPDATE fortune.payments SET state = 'settled', settled_atomic = $2, reference = $3, updated_at = now()
+       WHERE id = $1`,
+      [id, settledAtomic.toString(), reference],
+    );
+  }
+
+  /** Records a settlement that failed: nothing was served. */
+  async failed(id: string, reason: string): Promise<void> {
+    await this.db.query(
+      `UPDATE fortune.payments SET state = 'failed', failure_reason = $2, updated_at = now() WHERE id = $1`,
+      [id, reason.slice(0, 500)],
+    );
+  }
+
+  /** Records a verified payment that was never settled because the handler refused the request. */
+  async canceled(id: string, reason: string): Promise<void> {
+    await this.db.query(
+      `UPDATE fortune.payments SET state = 'canceled', failure_reason = $2, updated_at = now() WHERE id = $1`,
+      [id, reason.slice(0, 500)],
+    );
+  }
+
+  /** Records an MPP payment that the MPP server already verified and settled. */
+  async recordSettled(payment: NewPayment & { settledAtomic: bigint; reference: string }): Promise<string> {
+    const id = newId("pay");
+    await this.db.query(
+      `INSERT INTO fortune.payments
+         (id, route, rail, scheme, network, asset, payer, claim_key, authorized_atomic, settled_atomic,
+          state, reference, idempotency_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'settled', $11, $12)
+       ON CONFLICT (claim_key) DO NOTHING`,
+      [
+        id,
+        payment.route,
+        payment.rail,
+        payment.scheme,
+        payment.network ?? null,
+        payment.asset ?? null,
+        payment.payer?.toLowerCase() ?? null,
+        payment.claimKey,
+        payment.authorizedAtomic.toString(),
+        payment.settledAtomic.toString(),
+        payment.reference,
+        payment.idempotencyKey ?? null,
+      ],
+    );
+    return id;
+  }
+
+  async get(id: string): Promise<PaymentRecord | undefined> {
+    const rows = await this.db.query<Row>("SELECT * FROM fortune.payments WHERE id = $1", [id]);
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
+  /** Every payment of a route, newest first (for tests and operators). */
+  async forRoute(route: string): Promise<PaymentRecord[]> {
+    const rows = await this.db.query<Row>(
+      "SELECT * FROM fortune.payments WHERE route = $1 ORDER BY created_at DESC, id",
+      [route],
+    );
+    return rows.map(toRecord);
+  }
+}
