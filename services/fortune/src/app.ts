@@ -5,13 +5,21 @@ import { registerFortune } from "./routes/fortune.ts";
 import { registerFortuneDynamic } from "./routes/fortune_dynamic.ts";
 import { registerFortuneFavoritesList } from "./routes/fortune_favorites_list.ts";
 import { registerFortuneFavoritesSave } from "./routes/fortune_favorites_save.ts";
+import { registerFortuneLlm } from "./routes/fortune_llm.ts";
 import { registerFortuneMembership } from "./routes/fortune_membership.ts";
 import { registerFortunePremium } from "./routes/fortune_premium.ts";
 import { registerFortuneProfile } from "./routes/fortune_profile.ts";
+import { registerFortuneStream } from "./routes/fortune_stream.ts";
 import type { RouteDeps } from "./routes/shared.ts";
+import type { PaymentLedger } from "./store/ledger.ts";
 
 /** What the fortune app is built from. */
-export type FortuneDeps = RouteDeps & { db: Database; logger: Logger; origin: () => URL };
+export type FortuneDeps = RouteDeps & {
+  db: Database;
+  logger: Logger;
+  origin: () => URL;
+  ledger: PaymentLedger;
+};
 
 /** The fortune service's Hono app: paid and SIWX routes, discovery, health. */
 export function createApp(deps: FortuneDeps): ServiceApp {
@@ -40,6 +48,8 @@ export function createApp(deps: FortuneDeps): ServiceApp {
   registerFortuneFavoritesSave(app, deps);
   registerFortuneFavoritesList(app, deps);
   registerFortuneDynamic(app, deps);
+  registerFortuneLlm(app, deps);
+  registerFortuneStream(app, deps);
   registerDiscovery(app, deps.origin);
   return app;
 }

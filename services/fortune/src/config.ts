@@ -21,6 +21,7 @@ const variables = z.object({
   FORTUNE_X402_ASSET_VERSION: z.string().min(1).optional(),
   FORTUNE_PAY_TO: address.optional(),
   FORTUNE_MPP_RPC_URL: z.url().optional(),
+  FORTUNE_MPP_CHAIN_ID: z.coerce.number().int().positive().default(4217),
   FORTUNE_MPP_CURRENCY: address.optional(),
   FORTUNE_MPP_OPERATOR_KEY: privateKey.optional(),
   FORTUNE_MPP_SECRET_KEY: z.string().min(32, "must be at least 32 characters").optional(),
@@ -41,7 +42,13 @@ export type RailsConfig =
       network: `eip155:${number}`;
       asset: { address: `0x${string}`; name: string; version: string };
       payTo: `0x${string}`;
-      mpp: { rpcUrl: string; currency: `0x${string}`; operatorKey: `0x${string}`; secretKey: string };
+      mpp: {
+        rpcUrl: string;
+        chainId: number;
+        currency: `0x${string}`;
+        operatorKey: `0x${string}`;
+        secretKey: string;
+      };
     };
 
 export type FortuneConfig = BaseServiceConfig & {
@@ -88,6 +95,7 @@ function railsConfig(env: Variables): RailsConfig {
     payTo: env.FORTUNE_PAY_TO as `0x${string}`,
     mpp: {
       rpcUrl: env.FORTUNE_MPP_RPC_URL as string,
+      chainId: env.FORTUNE_MPP_CHAIN_ID,
       currency: env.FORTUNE_MPP_CURRENCY as `0x${string}`,
       operatorKey: env.FORTUNE_MPP_OPERATOR_KEY as `0x${string}`,
       secretKey: env.FORTUNE_MPP_SECRET_KEY as string,

@@ -1,35 +1,50 @@
 import { join } from "node:path";
 import type { Logger } from "@app/core";
+import type { Database } from "@app/db";
 import {
   bootstrapLocalChain,
+  createDbStore,
   createHostedFacilitator,
   createLocalFacilitator,
+  createMppRails,
   LOCAL_DEV_ACCOUNTS,
-  PATH_USD_ADDRESS,
   startAnvil,
+  startLocalTempo,
 } from "@app/payments";
 import type { FortuneConfig } from "./config.ts";
+import { MppRail } from "./payments/mpp-rail.ts";
 import { X402Rail } from "./payments/x402-rail.ts";
 
 /** The payment rails the service runs on, and what `npm start` tells the user about them. */
 export type Rails = {
   x402: X402Rail;
+  mpp: MppRail;
+  /** The MPP currency advertised in discovery. */
   mppCurrency: `0x${string}`;
   credentials: Record<string, unknown>;
   stop(): Promise<void>;
 };
 
-/** How much the local demo wallet is given at first start (LocalUSD). */
+/** How much LocalUSD the local demo wallet is given at first start. */
 const DEMO_FUNDS_USD = "100";
 
 /**
- * Local mode: starts anvil (state kept under `DATA_DIR/chain`), installs our token
- * and the Permit2 proxies, runs an in-process facilitator and funds the demo payer.
+ * The HMAC key of local MPP challenges. LOCAL CHAINS ONLY: hosted mode takes
+ * `FORTUNE_MPP_SECRET_KEY` from config.
  */
-async function localRails(
-  config: FortuneConfig & { rails: { mode: "local" } },
-  logger: Logger,
-): Promise<Rails> {
+const LOCAL_MPP_SECRET = "local-chain-only-mpp-challenge-secret-0001";
+
+type LocalConfig = FortuneConfig & { rails: { mode: "local" } };
+type HostedConfig = FortuneConfig & { rails: { mode: "hosted" } };
+
+const mppStore = (db: Database) => createDbStore({ db, table: "fortune.mpp_store" });
+
+/**
+ * Local mode: starts anvil (state kept under `DATA_DIR/chain`), installs our token,
+ * the Permit2 proxies and the channel reserve, runs an in-process x402 facilitator
+ * and the MPP servers on the reserve's RPC shim, and funds the demo payer.
+ */
+async function localRails(config: LocalConfig, db: Database, logger: Logger): Promise<Rails> {
   const dir = join(config.dataDir, "chain");
   const anvil = await startAnvil({
     host: "127.0.0.1",
@@ -37,12 +52,18 @@ async function localRails(
     chainId: config.rails.chainId,
     stateFile: join(dir, "anvil-state.json"),
   });
+  const stops: (() => Promise<void>)[] = [() => anvil.stop()];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step();
+  };
   try {
     const chain = await bootstrapLocalChain({
       rpcUrl: anvil.rpcUrl,
       deployerPrivateKey: LOCAL_DEV_ACCOUNTS.deployer.privateKey,
       cacheDir: join(dir, "contracts"),
     });
+    const tempo = await startLocalTempo({ anvilRpcUrl: anvil.rpcUrl, cacheDir: join(dir, "contracts") });
+    stops.push(() => tempo.stop());
     const facilitator = createLocalFacilitator({
       rpcUrl: anvil.rpcUrl,
       chainId: chain.chainId,
@@ -53,31 +74,59 @@ async function localRails(
       await chain.fund(payer.address, DEMO_FUNDS_USD);
       await chain.approvePermit2(payer.privateKey);
     }
-    logger.info({ rpcUrl: anvil.rpcUrl, asset: chain.asset.address }, "local chain ready");
+    const payee = LOCAL_DEV_ACCOUNTS.payee.address;
+    const mpp = createMppRails({
+      rpcUrl: tempo.rpcUrl,
+      chainId: tempo.chainId,
+      currency: tempo.currency,
+      decimals: tempo.decimals,
+      recipient: payee,
+      operatorPrivateKey: LOCAL_DEV_ACCOUNTS.mppOperator.privateKey,
+      secretKey: LOCAL_MPP_SECRET,
+      realm: "fortune",
+      store: mppStore(db),
+    });
+    logger.info(
+      { rpcUrl: anvil.rpcUrl, tempoRpcUrl: tempo.rpcUrl, asset: chain.asset.address },
+      "local chain ready",
+    );
     return {
-      x402: new X402Rail({
-        facilitator,
-        network: chain.network,
-        asset: { ...chain.asset },
-        payTo: LOCAL_DEV_ACCOUNTS.payee.address,
-      }),
-      mppCurrency: PATH_USD_ADDRESS,
+      x402: new X402Rail({ facilitator, network: chain.network, asset: { ...chain.asset }, payTo: payee }),
+      mpp: new MppRail(mpp, { chainId: tempo.chainId, currency: tempo.currency }),
+      mppCurrency: tempo.currency,
       credentials: {
         demoWallet: { address: payer.address, privateKey: payer.privateKey, note: "local chain only" },
-        chain: { rpcUrl: anvil.rpcUrl, chainId: chain.chainId, asset: chain.asset.address },
+        chain: {
+          rpcUrl: anvil.rpcUrl,
+          tempoRpcUrl: tempo.rpcUrl,
+          chainId: chain.chainId,
+          x402Asset: chain.asset.address,
+          mppCurrency: tempo.currency,
+        },
       },
-      stop: () => anvil.stop(),
+      stop,
     };
   } catch (error) {
-    await anvil.stop();
+    await stop();
     throw error;
   }
 }
 
-/** Hosted mode: a facilitator URL and the networks from config; nothing local is started. */
-function hostedRails(config: FortuneConfig & { rails: { mode: "hosted" } }): Rails {
+/** Hosted mode: a facilitator URL, networks and keys from config; nothing local is started. */
+function hostedRails(config: HostedConfig, db: Database): Rails {
   const rails = config.rails;
   const token = rails.facilitatorToken;
+  const mpp = createMppRails({
+    rpcUrl: rails.mpp.rpcUrl,
+    chainId: rails.mpp.chainId,
+    currency: rails.mpp.currency,
+    decimals: 6,
+    recipient: rails.payTo,
+    operatorPrivateKey: rails.mpp.operatorKey,
+    secretKey: rails.mpp.secretKey,
+    realm: "fortune",
+    store: mppStore(db),
+  });
   return {
     x402: new X402Rail({
       facilitator: createHostedFacilitator({
@@ -88,6 +137,7 @@ function hostedRails(config: FortuneConfig & { rails: { mode: "hosted" } }): Rai
       asset: { ...rails.asset, decimals: 6 },
       payTo: rails.payTo,
     }),
+    mpp: new MppRail(mpp, { chainId: rails.mpp.chainId, currency: rails.mpp.currency }),
     mppCurrency: rails.mpp.currency,
     credentials: {},
     stop: async () => undefined,
@@ -95,8 +145,8 @@ function hostedRails(config: FortuneConfig & { rails: { mode: "hosted" } }): Rai
 }
 
 /** The rails the configuration selects. */
-export function startRails(config: FortuneConfig, logger: Logger): Promise<Rails> {
+export function startRails(config: FortuneConfig, db: Database, logger: Logger): Promise<Rails> {
   return config.rails.mode === "local"
-    ? localRails(config as FortuneConfig & { rails: { mode: "local" } }, logger)
-    : Promise.resolve(hostedRails(config as FortuneConfig & { rails: { mode: "hosted" } }));
+    ? localRails(config as LocalConfig, db, logger)
+    : Promise.resolve(hostedRails(config as HostedConfig, db));
 }

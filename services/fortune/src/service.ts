@@ -21,15 +21,17 @@ export const fortuneService: ServiceDefinition<FortuneConfig> = {
   loadConfig: loadFortuneConfig,
   migrations: new URL("../migrations/", import.meta.url),
   async build({ config, db, logger }) {
-    const rails = await startRails(config, logger);
+    const rails = await startRails(config, db, logger);
     // The public origin SIWX is checked against: configured, or where the service listens.
     let origin = new URL(config.publicUrl ?? `http://${config.host}:${config.port}`);
     const clock = systemClock;
     const siwx = new SiwxAuthenticator(db, { origin: () => origin, network: rails.x402.network, clock });
+    const ledger = new PaymentLedger(db);
     const gate = new PaymentGate({
       x402: rails.x402,
+      mpp: rails.mpp,
       siwx,
-      ledger: new PaymentLedger(db),
+      ledger,
       idempotency: new IdempotencyStore(db),
       entitlements: new EntitlementStore(db),
       origin: () => origin,
@@ -46,6 +48,8 @@ export const fortuneService: ServiceDefinition<FortuneConfig> = {
       writer,
       favorites: new FavoritesStore(db),
       premium: new PremiumUsage(db, config.premiumLimit, clock),
+      mpp: rails.mpp,
+      ledger,
       mppCurrency: rails.mppCurrency,
       mppMethod: "tempo",
       origin: () => origin,

@@ -31,6 +31,8 @@ export const PAYEE = LOCAL_DEV_ACCOUNTS.payee.address;
 export type FortuneHarness = {
   url: string;
   chain: LocalChain;
+  /** The Tempo side of the local chain (MPP): the reserve shim's URL and pathUSD. */
+  tempo: { rpcUrl: string; chainId: number; currency: `0x${string}` };
   db: Database;
   ledger: PaymentLedger;
   /** The official x402 fetch client for a wallet (exact and upto, LocalUSD allowed). */
@@ -52,7 +54,9 @@ export async function startFortune(db: Database, env: Record<string, string> = {
   try {
     server = await serveApp(built.app as never, { host: "127.0.0.1", port: 0 });
     built.onListening?.(server.url);
-    const credentials = built.credentials as { chain: { rpcUrl: string } };
+    const credentials = built.credentials as {
+      chain: { rpcUrl: string; tempoRpcUrl: string; chainId: number; mppCurrency: `0x${string}` };
+    };
     const chain = await bootstrapLocalChain({
       rpcUrl: credentials.chain.rpcUrl,
       deployerPrivateKey: LOCAL_DEV_ACCOUNTS.deployer.privateKey,
@@ -74,6 +78,11 @@ export async function startFortune(db: Database, env: Record<string, string> = {
     return {
       url,
       chain,
+      tempo: {
+        rpcUrl: credentials.chain.tempoRpcUrl,
+        chainId: credentials.chain.chainId,
+        currency: credentials.chain.mppCurrency,
+      },
       db,
       ledger: new PaymentLedger(db),
       x402Client: makeClient,

@@ -262,7 +262,7 @@ export class PaymentGate {
     const mpp = this.deps.mpp as MppRail;
     const price = (offer.mpp as NonNullable<Offer["mpp"]>).priceUsd;
     const outcome = await mpp.charge(c.req.raw, price);
-    if (outcome.kind === "challenge") return this.challenge(c, offer, outcome.reason, outcome.body);
+    if (outcome.kind === "challenge") return this.challenge(c, offer, outcome.reason);
     const payer = outcome.payer.toLowerCase();
     const idempotency = await this.beginIdempotent(c, offer, payer, `mpp:${outcome.reference}`);
     if (idempotency?.kind === "replay") return idempotency.response;

@@ -2,6 +2,7 @@ import type { Clock, ServiceApp } from "@app/core";
 import { z } from "@app/core";
 import type { SiwxAuthenticator } from "../identity/siwx.ts";
 import type { PaymentGate } from "../payments/gate.ts";
+import type { MppRail } from "../payments/mpp-rail.ts";
 import type { FavoritesStore } from "../store/favorites.ts";
 import type { PremiumUsage } from "../store/premium-usage.ts";
 import type { FortuneWriter } from "../text/generator.ts";
@@ -9,6 +10,8 @@ import type { FortuneWriter } from "../text/generator.ts";
 /** What the fortune routes are built from. */
 export type RouteDeps = {
   gate: PaymentGate;
+  /** MPP sessions (llm, stream) go to the rail directly: the MPP server meters them. */
+  mpp: MppRail;
   siwx: SiwxAuthenticator;
   favorites: FavoritesStore;
   premium: PremiumUsage;
