@@ -13,7 +13,7 @@ import {
 } from "@app/payments";
 import type { FortuneConfig } from "./config.ts";
 import { MppRail } from "./payments/mpp-rail.ts";
-import { X402Rail } from "./payments/x402-rail.ts";
+import { FacilitatorX402Rail, type X402Rail } from "./payments/x402-rail.ts";
 
 /** The payment rails the service runs on, and what `npm start` tells the user about them. */
 export type Rails = {
@@ -91,7 +91,7 @@ async function localRails(config: LocalConfig, db: Database, logger: Logger): Pr
       "local chain ready",
     );
     return {
-      x402: new X402Rail({ facilitator, network: chain.network, asset: { ...chain.asset }, payTo: payee }),
+      x402: new FacilitatorX402Rail({ facilitator, network: chain.network, asset: { ...chain.asset }, payTo: payee }),
       mpp: new MppRail(mpp, { chainId: tempo.chainId, currency: tempo.currency }),
       mppCurrency: tempo.currency,
       credentials: {
@@ -128,7 +128,7 @@ function hostedRails(config: HostedConfig, db: Database): Rails {
     store: mppStore(db),
   });
   return {
-    x402: new X402Rail({
+    x402: new FacilitatorX402Rail({
       facilitator: createHostedFacilitator({
         url: rails.facilitatorUrl,
         authHeaders: token ? { Authorization: `Bearer ${token}` } : undefined,

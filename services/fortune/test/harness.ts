@@ -103,10 +103,11 @@ export async function startFortune(db: Database, env: Record<string, string> = {
         const required: PaymentRequired = decodePaymentRequiredHeader(header);
         const extension = required.extensions?.[SIGN_IN_WITH_X] as SIWxExtension;
         const chainInfo = extension.supportedChains[0] as { chainId: string; type: "eip191" };
+        // The challenge names the service's public origin, which is where it is signed for.
         const payload = await createSIWxPayload(
           { ...extension.info, chainId: chainInfo.chainId, type: chainInfo.type },
           privateKeyToAccount(privateKey),
-          `${url}${path}`,
+          extension.info.uri,
         );
         return encodeSIWxHeader(payload);
       },

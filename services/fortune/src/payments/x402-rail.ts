@@ -24,12 +24,41 @@ export type X402RailOptions = {
   maxTimeoutSeconds?: number;
 };
 
+/** The x402 rail as the payment gate uses it. */
+export interface X402Rail {
+  readonly network: `eip155:${number}`;
+  /** The requirements for paying `atomic` units (the maximum, for `upto`). */
+  requirements(scheme: X402Scheme, atomic: bigint): Promise<PaymentRequirements>;
+  /** The `PaymentRequired` object a 402 carries. */
+  paymentRequired(input: PaymentRequiredInput): PaymentRequired;
+  verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>;
+  settle(payload: PaymentPayload, requirements: PaymentRequirements, atomic: bigint): Promise<SettleResponse>;
+}
+
+export type PaymentRequiredInput = {
+  accepts: PaymentRequirements[];
+  url: string;
+  description: string;
+  error?: string;
+  extensions?: Record<string, unknown>;
+};
+
+/** The `PaymentRequired` object of a 402, x402 version 2. */
+export function buildPaymentRequired(input: PaymentRequiredInput): PaymentRequired {
+  return {
+    x402Version: 2,
+    ...(input.error ? { error: input.error } : {}),
+    resource: { url: input.url, description: input.description, mimeType: "application/json" },
+    accepts: input.accepts,
+    ...(input.extensions ? { extensions: input.extensions } : {}),
+  };
+}
+
 /**
- * The x402 rail: payment requirements for a price, verification and settlement
- * through a facilitator (in-process on the local chain, or hosted), over the
- * official `@x402/core` resource server with the `@x402/evm` schemes.
+ * The x402 rail over a facilitator (in-process on the local chain, or hosted),
+ * through the official `@x402/core` resource server with the `@x402/evm` schemes.
  */
-export class X402Rail {
+export class FacilitatorX402Rail implements X402Rail {
   readonly network: `eip155:${number}`;
   readonly asset: X402Asset;
   readonly payTo: `0x${string}`;
@@ -56,7 +85,6 @@ export class X402Rail {
     return this.ready;
   }
 
-  /** The requirements for paying `atomic` units (the maximum, for `upto`). */
   async requirements(scheme: X402Scheme, atomic: bigint): Promise<PaymentRequirements> {
     await this.initialize();
     const [requirements] = await this.server.buildPaymentRequirements({
@@ -74,28 +102,14 @@ export class X402Rail {
     return requirements;
   }
 
-  /** The `PaymentRequired` object a 402 carries. */
-  paymentRequired(input: {
-    accepts: PaymentRequirements[];
-    url: string;
-    description: string;
-    error?: string;
-    extensions?: Record<string, unknown>;
-  }): PaymentRequired {
-    return {
-      x402Version: 2,
-      ...(input.error ? { error: input.error } : {}),
-      resource: { url: input.url, description: input.description, mimeType: "application/json" },
-      accepts: input.accepts,
-      ...(input.extensions ? { extensions: input.extensions } : {}),
-    };
+  paymentRequired(input: PaymentRequiredInput): PaymentRequired {
+    return buildPaymentRequired(input);
   }
 
   verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
     return this.server.verifyPayment(payload, requirements);
   }
 
-  /** Settles `atomic` units (for `upto`, the actual charge; for `exact`, the price). */
   settle(
     payload: PaymentPayload,
     requirements: PaymentRequirements,
