@@ -11,9 +11,9 @@ describe("several instances on one database, and a restart", () => {
     for (const instance of running) await instance.stop();
   });
 
-  test("nonces, favorites, entitlements and premium counters are shared; they survive a restart", async ({
-    db,
-  }) => {
+  const title = "nonces, favorites, entitlements and premium counters are shared; they survive a restart";
+  // Three instances each start a chain of their own: more than the default test budget.
+  test(title, { timeout: 180_000 }, async ({ db }) => {
     const a = await startFortune(db, SHARED);
     const b = await startFortune(db, SHARED);
     running.push(a, b);
