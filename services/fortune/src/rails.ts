@@ -91,7 +91,12 @@ async function localRails(config: LocalConfig, db: Database, logger: Logger): Pr
       "local chain ready",
     );
     return {
-      x402: new FacilitatorX402Rail({ facilitator, network: chain.network, asset: { ...chain.asset }, payTo: payee }),
+      x402: new FacilitatorX402Rail({
+        facilitator,
+        network: chain.network,
+        asset: { ...chain.asset },
+        payTo: payee,
+      }),
       mpp: new MppRail(mpp, { chainId: tempo.chainId, currency: tempo.currency }),
       mppCurrency: tempo.currency,
       credentials: {

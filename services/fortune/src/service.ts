@@ -7,6 +7,7 @@ import { PaymentGate } from "./payments/gate.ts";
 import { startRails } from "./rails.ts";
 import { EntitlementStore } from "./store/entitlements.ts";
 import { FavoritesStore } from "./store/favorites.ts";
+import { startHousekeeping } from "./store/housekeeping.ts";
 import { IdempotencyStore } from "./store/idempotency.ts";
 import { PaymentLedger } from "./store/ledger.ts";
 import { PremiumUsage } from "./store/premium-usage.ts";
@@ -54,13 +55,17 @@ export const fortuneService: ServiceDefinition<FortuneConfig> = {
       mppMethod: "tempo",
       origin: () => origin,
     });
+    const stopHousekeeping = startHousekeeping(db, clock, logger);
     return {
       app,
       credentials: rails.credentials,
       onListening(url) {
         if (!config.publicUrl) origin = new URL(url);
       },
-      stop: rails.stop,
+      async stop() {
+        stopHousekeeping();
+        await rails.stop();
+      },
     };
   },
 };

@@ -80,11 +80,6 @@ export class SiwxAuthenticator {
       "INSERT INTO fortune.siwx_nonces (nonce, issued_at, expires_at) VALUES ($1, $2, $3)",
       [nonce, now, expires],
     );
-    if (nonce.startsWith("00")) {
-      await this.db.query("DELETE FROM fortune.siwx_nonces WHERE expires_at < $1", [
-        new Date(now.getTime() - 3600_000),
-      ]);
-    }
     return {
       [SIGN_IN_WITH_X]: {
         info: {

@@ -1,0 +1,39 @@
+import type { Clock, Logger } from "@app/core";
+import type { Database } from "@app/db";
+
+/**
+ * Deletes what can never be used again: SIWX nonces past their expiry, and MPP
+ * replay markers whose challenge has expired (a credential for it is refused as
+ * expired anyway). Returns how many rows went.
+ */
+export async function purgeExpired(
+  db: Database,
+  now: Date,
+): Promise<{ nonces: number; replayMarkers: number }> {
+  const nonces = await db.query("DELETE FROM fortune.siwx_nonces WHERE expires_at < $1 RETURNING 1", [now]);
+  const markers = await db.query(
+    `DELETE FROM fortune.mpp_store
+     WHERE value LIKE '%"type":"mppx:replay"%' AND (value::jsonb ->> 'expires')::bigint < $1
+     RETURNING 1`,
+    [now.getTime()],
+  );
+  return { nonces: nonces.length, replayMarkers: markers.length };
+}
+
+/** Runs {@link purgeExpired} now and then every `everyMs`; the returned function stops it. */
+export function startHousekeeping(
+  db: Database,
+  clock: Clock,
+  logger: Logger,
+  everyMs = 10 * 60_000,
+): () => void {
+  const run = () =>
+    purgeExpired(db, clock.now()).then(
+      (purged) => logger.debug(purged, "purged expired nonces and replay markers"),
+      (error: unknown) => logger.warn({ err: error }, "housekeeping failed"),
+    );
+  void run();
+  const timer = setInterval(run, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
