@@ -46,6 +46,12 @@ describe("MPP: one-shot charges and sessions (request mode and SSE) on the local
     expect(record?.reference).toMatch(/^0x[0-9a-f]{64}$/);
   });
 
+  test("a charge still works after the chain has sat idle (its blocks keep time with the clock)", async () => {
+    await new Promise((resolve) => setTimeout(resolve, 8_000));
+    const res = await client().fetch(`${h.url}/api/fortune`, { method: "POST" });
+    expect(res.status).toBe(200);
+  });
+
   test("an MPP credential works once: presenting it again is refused", async () => {
     const probe = await fetch(`${h.url}/api/fortune`, { method: "POST" });
     const credential = await client().createCredential(probe);

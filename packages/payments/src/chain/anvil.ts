@@ -98,6 +98,11 @@ function installExitHooks(): void {
  * pathUSD are predeployed; Tempo transactions work for MPP), bound to loopback only, and resolves
  * once it answers `eth_chainId` with the expected id. The child is killed on `stop()` and when
  * this process exits.
+ *
+ * Mining is mixed: every transaction is mined at once, and an empty block is mined every second
+ * besides, so the latest block's time follows the clock. Tempo refuses a transaction whose
+ * `validBefore` is more than 30 s past the latest block, and MPP clients sign "now + 25 s": on a
+ * chain that only mined on demand, every MPP payment failed once it had been idle a few seconds.
  */
 export async function startAnvil(options: StartAnvilOptions = {}): Promise<AnvilHandle> {
   const host = options.host ?? "127.0.0.1";
@@ -114,6 +119,9 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     "tempo",
     "--hardfork",
     "T4",
+    "--block-time",
+    "1",
+    "--mixed-mining",
   ];
   if (options.stateFile) {
     const stateFile = resolvePath(options.stateFile);
