@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type Env, loadConfig, type Stoppable, settings, z } from "@app/core";
+import { type Env, isSecretName, loadConfig, type Stoppable, settings, z } from "@app/core";
 import { openDatabase } from "@app/db";
 import {
   type BaseServiceConfig,
@@ -58,6 +58,12 @@ export async function startPlatform(
   return { manifest, manifestPath, stop };
 }
 
+/** A copy of a credential without its secret fields (private keys, tokens), for the terminal. */
+function withoutSecrets(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(Object.entries(value).filter(([name]) => !isSecretName(name)));
+}
+
 /** The banner printed once everything listens. */
 export function banner(platform: RunningPlatform, titles: Map<string, string>): string {
   const { manifest } = platform;
@@ -66,11 +72,10 @@ export function banner(platform: RunningPlatform, titles: Map<string, string>): 
   for (const [name, service] of Object.entries(manifest.services)) {
     lines.push(`  ${(titles.get(name) ?? name).padEnd(width)}  ${service.url}   docs: ${service.docs}`);
   }
-  lines.push("", "Demo credentials:");
+  lines.push("", `Demo credentials (private keys and other secrets: only in ${platform.manifestPath}):`);
   const credentials = Object.entries(manifest.credentials);
   if (credentials.length === 0) lines.push("  (none yet)");
-  for (const [key, value] of credentials)
-    lines.push(`  ${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`);
+  for (const [key, value] of credentials) lines.push(`  ${key}: ${JSON.stringify(withoutSecrets(value))}`);
   const first = manifest.services.fortune?.url ?? Object.values(manifest.services)[0]?.url;
   lines.push("", "Try:", `  curl -i -X POST ${first}/api/fortune`, `  curl ${first}/healthz`);
   lines.push(

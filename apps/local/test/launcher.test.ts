@@ -72,6 +72,10 @@ describe("npm start (the local launcher)", () => {
       await waitFor(() => first.output().includes("Ctrl-C stops everything"), "the banner");
       const manifest = JSON.parse(await readFile(join(dataDir, "local.json"), "utf8")) as LocalManifest;
       expect(Object.keys(manifest.services).sort()).toEqual(platformServices.map((s) => s.name).sort());
+      const demo = manifest.credentials.demoWallet as { address: string; privateKey: string };
+      expect(demo.privateKey).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(first.output()).toContain(demo.address);
+      expect(first.output()).not.toContain(demo.privateKey.slice(2));
       for (const [name, service] of Object.entries(manifest.services)) {
         expect(first.output(), name).toContain(service.url);
         const health = await fetch(`${service.url}/healthz`);
