@@ -25,6 +25,7 @@ const variables = z.object({
   FORTUNE_MPP_CURRENCY: address.optional(),
   FORTUNE_MPP_OPERATOR_KEY: privateKey.optional(),
   FORTUNE_MPP_SECRET_KEY: z.string().min(32, "must be at least 32 characters").optional(),
+  FORTUNE_STREAM_VOUCHER_WAIT_SECONDS: z.coerce.number().positive().default(30),
   FORTUNE_PREMIUM_LIMIT: z.coerce.number().int().positive().default(3),
   FORTUNE_PREMIUM_WINDOW_HOURS: z.coerce.number().positive().default(24),
   FORTUNE_TEXT_URL: z.url().optional(),
@@ -56,6 +57,8 @@ export type FortuneConfig = BaseServiceConfig & {
   publicUrl?: string;
   rails: RailsConfig;
   premiumLimit: { perCategory: number; windowMs: number };
+  /** How long a stream waits for the voucher paying its next token before it ends. */
+  voucherWaitMs: number;
   text?: { baseUrl: string; apiKey?: string; model: string };
 };
 
@@ -115,6 +118,7 @@ export function loadFortuneConfig(env: Env): FortuneConfig {
       perCategory: parsed.FORTUNE_PREMIUM_LIMIT,
       windowMs: parsed.FORTUNE_PREMIUM_WINDOW_HOURS * 3600_000,
     },
+    voucherWaitMs: parsed.FORTUNE_STREAM_VOUCHER_WAIT_SECONDS * 1000,
     text: parsed.FORTUNE_TEXT_URL
       ? {
           baseUrl: parsed.FORTUNE_TEXT_URL,

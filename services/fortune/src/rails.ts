@@ -85,6 +85,7 @@ async function localRails(config: LocalConfig, db: Database, logger: Logger): Pr
       secretKey: LOCAL_MPP_SECRET,
       realm: "fortune",
       store: mppStore(db),
+      voucherWaitMs: config.voucherWaitMs,
     });
     logger.info(
       { rpcUrl: anvil.rpcUrl, tempoRpcUrl: tempo.rpcUrl, asset: chain.asset.address },
@@ -131,6 +132,7 @@ function hostedRails(config: HostedConfig, db: Database): Rails {
     secretKey: rails.mpp.secretKey,
     realm: "fortune",
     store: mppStore(db),
+    voucherWaitMs: config.voucherWaitMs,
   });
   return {
     x402: new FacilitatorX402Rail({

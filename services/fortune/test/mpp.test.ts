@@ -2,6 +2,7 @@ import { createMppClient, tip20Balance } from "@app/payments";
 import { json, test } from "@app/testkit";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, describe, expect } from "vitest";
+import { atomicToUsd } from "../src/domain/money.ts";
 import { challengeOf, type FortuneHarness, PAYEE, spareAccount, startFortune } from "./harness.ts";
 
 describe("MPP: one-shot charges and sessions (request mode and SSE) on the local chain", () => {
@@ -10,7 +11,7 @@ describe("MPP: one-shot charges and sessions (request mode and SSE) on the local
   const payer = privateKeyToAccount(key).address.toLowerCase();
 
   test.beforeAll(async ({ db }) => {
-    h = await startFortune(db);
+    h = await startFortune(db, { FORTUNE_STREAM_VOUCHER_WAIT_SECONDS: "1" });
   });
   afterAll(async () => {
     await h?.stop();
@@ -134,5 +135,32 @@ describe("MPP: one-shot charges and sessions (request mode and SSE) on the local
     expect(tokens).toHaveLength(5);
     await session.close();
     expect((await payeeBalance()) - before).toBe(500n);
+  });
+
+  test("stream: a client that stops paying does not hold the stream: it ends once no voucher came in time", async () => {
+    // The official client, except that its vouchers never reach the server: it keeps reading and never pays.
+    const withholdVouchers: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      const isVoucher =
+        init?.method === "POST" && !init.body && /^Payment /.test(headers.get("authorization") ?? "");
+      return isVoucher ? Promise.resolve(new Response(null, { status: 204 })) : fetch(input, init);
+    };
+    const stingy = createMppClient({
+      rpcUrl: h.tempo.rpcUrl,
+      chainId: h.tempo.chainId,
+      privateKey: key,
+      fetch: withholdVouchers,
+    });
+    const session = stingy.session({ maxDeposit: "0.05" });
+    const stream = await session.sse(`${h.url}/api/fortune/stream`, post({ prompt: "Keep going" }));
+    const tokens: string[] = [];
+    for await (const data of stream) tokens.push(JSON.parse(data).token);
+    // The stream ended by itself, with the tokens the opening voucher paid for.
+    const rows = await h.ledger.forRoute("fortune_stream");
+    expect(
+      rows.some(
+        (row) => row.reference === `tokens:${tokens.length}:${atomicToUsd(BigInt(tokens.length) * 100n)}`,
+      ),
+    ).toBe(true);
   });
 });

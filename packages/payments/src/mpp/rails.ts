@@ -70,6 +70,11 @@ export interface MppRailsConfig {
   onSessionSettlement?: SessionParameters["onSessionSettlement"];
   /** How often a waiting SSE stream polls the store for a new voucher (default 50 ms). */
   ssePollingIntervalMs?: number;
+  /**
+   * How long a stream waits for the voucher that pays its next token before it ends
+   * (default 30 000 ms). Without it a client that stops paying holds the stream open.
+   */
+  voucherWaitMs?: number;
 }
 
 /** A 402 issued by mppx (no credential, or a rejected one). */
@@ -145,6 +150,24 @@ export type MppServers = ReturnType<typeof buildInstances>;
 /** Per-token charging controller that mppx passes to an SSE generator. */
 interface StreamController {
   charge(): Promise<void>;
+}
+
+/**
+ * Charges one unit, waiting at most `ms` for the client's voucher: true when charged,
+ * false when the time ran out (a late failure of the abandoned charge is ignored).
+ */
+async function chargedWithin(controller: StreamController, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const charged = controller.charge().then(() => true);
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([charged, timedOut]);
+  } finally {
+    clearTimeout(timer);
+    charged.catch(() => undefined);
+  }
 }
 
 /** Ready rails for the fortune routes. */
@@ -232,12 +255,20 @@ export function createMppRails(config: MppRailsConfig): MppRails {
       return toMppResult((await servers.session.session(prices.request)(request)) as RawResult);
     },
     async stream(request, tokens) {
-      const raw = (await servers.stream.session(prices.stream)(request)) as RawResult;
+      // The stream's own lifetime: ends with the client, or when no voucher came in time.
+      const lifetime = new AbortController();
+      request.signal.addEventListener("abort", () => lifetime.abort(request.signal.reason), { once: true });
+      const metered = new Request(request, { signal: lifetime.signal });
+      const raw = (await servers.stream.session(prices.stream)(metered)) as RawResult;
       if (raw.status === 402) return toChallenge(raw.challenge);
-      const signal = request.signal;
+      const voucherWaitMs = config.voucherWaitMs ?? 30_000;
       const generate = async function* (controller: StreamController): AsyncGenerator<string> {
-        for await (const token of tokens(signal)) {
-          await controller.charge(); // reserve this token's price before it is sent
+        for await (const token of tokens(lifetime.signal)) {
+          // Reserve this token's price before it is sent; end the stream if no voucher pays for it in time.
+          if (!(await chargedWithin(controller, voucherWaitMs))) {
+            lifetime.abort(new Error("no voucher for the next token in time"));
+            return;
+          }
           yield token;
         }
       };
