@@ -8,7 +8,14 @@ declare module "autocannon" {
     body?: string;
   };
   type Histogram = { average: number; mean: number; p50: number; p99: number; max: number };
-  type Result = { requests: Histogram; latency: Histogram; errors: number; non2xx: number; "2xx": number };
+  type Result = {
+    requests: Histogram;
+    latency: Histogram;
+    errors: number;
+    non2xx: number;
+    "2xx": number;
+    statusCodeStats?: Record<string, { count: number }>;
+  };
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;
 }
