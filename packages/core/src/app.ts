@@ -1,11 +1,12 @@
 import type { HttpBindings } from "@hono/node-server";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { methodNotAllowed } from "hono/method-not-allowed";
-import { type RequestIdVariables, requestId } from "hono/request-id";
+import type { RequestIdVariables } from "hono/request-id";
 import { ApiError, createErrorHandler, errorResponse, notFoundResponse } from "./errors.ts";
 import { accessLog } from "./http/access-log.ts";
 import { contentLengthGuard } from "./http/content-length.ts";
 import { mountDocs } from "./http/docs.ts";
+import { requestId } from "./http/request-id.ts";
 import type { Logger } from "./logger.ts";
 import { validationHook } from "./validation.ts";
 
@@ -76,7 +77,7 @@ const readyRoute = createRoute({
  */
 export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use(requestId({ limitLength: 128 }));
+  app.use(requestId());
   app.use(accessLog(options.logger));
   app.use(methodNotAllowed({ app, onMethodNotAllowed: methodNotAllowedResponse }));
   app.use(contentLengthGuard({ maxBytes: options.maxBodyBytes ?? 1024 * 1024, skip: options.ownBodyGuard }));

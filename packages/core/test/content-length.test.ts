@@ -111,6 +111,13 @@ describe("content-length guard", () => {
     expect(result.closedByServer).toBe(true);
   });
 
+  it("echoes a sane request id over a real socket and replaces a hostile one", async () => {
+    const echoed = await fetch(`${server.url}/healthz`, { headers: { "x-request-id": "trace-42" } });
+    expect(echoed.headers.get("x-request-id")).toBe("trace-42");
+    const replaced = await fetch(`${server.url}/healthz`, { headers: { "x-request-id": "a b<c>" } });
+    expect(replaced.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it("streams an accepted body to its sink byte for byte", async () => {
     const source = join(dir, "source.bin");
     const payload = Buffer.alloc(LIMIT - 10);

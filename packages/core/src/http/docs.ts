@@ -4,7 +4,8 @@ import { join } from "node:path";
 import type { Hono } from "hono";
 
 const require = createRequire(import.meta.url);
-const SWAGGER_DIR: string = require("swagger-ui-dist").getAbsoluteFSPath();
+// The package's path helper only: its main module evaluates the whole 1.7 MB UI bundle.
+const SWAGGER_DIR: string = require("swagger-ui-dist/absolute-path.js")();
 
 const ASSETS: Record<string, string> = {
   "swagger-ui.css": "text/css; charset=utf-8",
