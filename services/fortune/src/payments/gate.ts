@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "@app/core";
 import { encodePaymentResponseHeader } from "@x402/core/http";
-import type { PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import type { Context } from "hono";
 import { usdToAtomic } from "../domain/money.ts";
 import { type SiwxAuthenticator, SiwxError, type SiwxIdentity } from "../identity/siwx.ts";
 import type { EntitlementStore } from "../store/entitlements.ts";
 import type { IdempotencyStore, StoredResponse } from "../store/idempotency.ts";
 import type { PaymentLedger } from "../store/ledger.ts";
+import { ChallengeCache } from "./challenge-cache.ts";
 import { ChargeMeter } from "./charge-meter.ts";
 import type { MppRail } from "./mpp-rail.ts";
 import { paymentRequired } from "./responses.ts";
@@ -82,6 +83,8 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
  * the stored response and is not charged again.
  */
 export class PaymentGate {
+  private readonly plainChallenges = new ChallengeCache<{ x402: PaymentRequired; mpp: string[] }>();
+
   constructor(private readonly deps: GateDeps) {}
 
   async handle(c: Context, offer: Offer, handler: PaidHandler): Promise<Response> {
@@ -119,6 +122,17 @@ export class PaymentGate {
     error?: string,
     body?: Record<string, unknown>,
   ): Promise<Response> {
+    if (error || body || offer.siwxReplay)
+      return paymentRequired(c, { ...(await this.buildChallenge(c, offer, error)), body });
+    const key = [offer.path, offer.x402?.scheme, offer.x402?.priceUsd, offer.mpp?.priceUsd].join("|");
+    return paymentRequired(c, await this.plainChallenges.get(key, () => this.buildChallenge(c, offer)));
+  }
+
+  private async buildChallenge(
+    c: Context,
+    offer: Offer,
+    error?: string,
+  ): Promise<{ x402: PaymentRequired; mpp: string[] }> {
     const accepts = offer.x402 ? [await this.requirementsFor(offer)] : [];
     const extensions = offer.siwxReplay ? await this.deps.siwx.challenge(offer.path) : undefined;
     const x402 = this.deps.x402.paymentRequired({
@@ -130,7 +144,7 @@ export class PaymentGate {
     });
     const mpp =
       offer.mpp && this.deps.mpp ? await this.deps.mpp.challenges(c.req.raw, offer.mpp.priceUsd) : [];
-    return paymentRequired(c, { x402, mpp, body });
+    return { x402, mpp };
   }
 
   private requirementsFor(offer: Offer): Promise<PaymentRequirements> {

@@ -65,6 +65,7 @@ export class FacilitatorX402Rail implements X402Rail {
   private readonly server: x402ResourceServer;
   private readonly maxTimeoutSeconds: number;
   private ready?: Promise<void>;
+  private readonly built = new Map<string, Promise<PaymentRequirements>>();
 
   constructor(options: X402RailOptions) {
     this.network = options.network;
@@ -85,7 +86,19 @@ export class FacilitatorX402Rail implements X402Rail {
     return this.ready;
   }
 
-  async requirements(scheme: X402Scheme, atomic: bigint): Promise<PaymentRequirements> {
+  /** Requirements never change for a scheme and amount once the facilitator is known: built once each. */
+  requirements(scheme: X402Scheme, atomic: bigint): Promise<PaymentRequirements> {
+    const key = `${scheme}:${atomic}`;
+    let built = this.built.get(key);
+    if (!built) {
+      built = this.buildRequirements(scheme, atomic);
+      this.built.set(key, built);
+      built.catch(() => this.built.delete(key));
+    }
+    return built;
+  }
+
+  private async buildRequirements(scheme: X402Scheme, atomic: bigint): Promise<PaymentRequirements> {
     await this.initialize();
     const [requirements] = await this.server.buildPaymentRequirements({
       scheme,
