@@ -27,6 +27,7 @@ export {
   type LocalChain,
   localChainDefinition,
 } from "./chain/local-chain.ts";
+export { isMessageSignedBy, isTypedDataSignedBy, recoverSigner } from "./crypto/signatures.ts";
 export { LOCAL_DEV_ACCOUNTS, LOCAL_DEV_MNEMONIC, type LocalDevAccount } from "./dev-accounts.ts";
 export * from "./mpp/index.ts";
 export {

@@ -10,8 +10,17 @@ import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/ty
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
-import { type Address, createWalletClient, defineChain, type Hex, http, publicActions } from "viem";
+import {
+  type Address,
+  createWalletClient,
+  defineChain,
+  type Hex,
+  http,
+  publicActions,
+  type TypedDataDefinition,
+} from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import { isTypedDataSignedBy } from "../crypto/signatures.ts";
 
 /** Options for {@link createLocalFacilitator}. */
 export interface LocalFacilitatorOptions {
@@ -57,9 +66,15 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
     transport: http(options.rpcUrl),
     pollingInterval: options.pollingIntervalMs ?? 100,
   }).extend(publicActions);
+  // A plain EOA signature is checked natively; anything else (ERC-1271, ERC-6492) goes to viem's full check.
+  const verifyTypedData = async (args: Parameters<typeof client.verifyTypedData>[0]) =>
+    isTypedDataSignedBy(args.address, args as TypedDataDefinition, args.signature as Hex) ||
+    client.verifyTypedData(args);
   const signer = toFacilitatorEvmSigner(
     // viem's generic client types are wider than the structural signer type x402 declares.
-    { ...client, address: account.address } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0],
+    { ...client, verifyTypedData, address: account.address } as unknown as Parameters<
+      typeof toFacilitatorEvmSigner
+    >[0],
     { confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000 },
   );
   const facilitator = new x402Facilitator()

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "@app/core";
 import type { Database } from "@app/db";
+import { isMessageSignedBy } from "@app/payments";
 import {
   buildSIWxSchema,
   type EVMMessageVerifier,
@@ -40,11 +41,15 @@ export type SiwxOptions = {
   clock: Clock;
   /** How long an issued nonce may be used. */
   ttlMs?: number;
-  /** Verifies smart-wallet signatures (ERC-1271/6492) when given; plain ECDSA otherwise. */
+  /** Verifies signatures; default: plain ECDSA (EOAs), recovered natively. */
   evmVerifier?: EVMMessageVerifier;
 };
 
 const MAX_HEADER_BYTES = 8 * 1024;
+
+/** The default message check: an EOA's EIP-191 signature, recovered natively (libsecp256k1). */
+const nativeEoaVerifier: EVMMessageVerifier = async ({ address, message, signature }) =>
+  isMessageSignedBy(address, message, signature as `0x${string}`);
 const STATEMENT = "Sign in to verify your wallet identity";
 
 const EXPIRED_CODES = new Set([
