@@ -50,6 +50,7 @@ const MAX_HEADER_BYTES = 8 * 1024;
 /** The default message check: an EOA's EIP-191 signature, recovered natively (libsecp256k1). */
 const nativeEoaVerifier: EVMMessageVerifier = async ({ address, message, signature }) =>
   isMessageSignedBy(address, message, signature as `0x${string}`);
+
 const STATEMENT = "Sign in to verify your wallet identity";
 
 const EXPIRED_CODES = new Set([
@@ -115,11 +116,10 @@ export class SiwxAuthenticator {
       const code = EXPIRED_CODES.has(validation.invalidReason) ? "siwx_expired" : "siwx_malformed";
       throw new SiwxError(code, validation.invalidMessage);
     }
-    const verified = await verifySIWxSignature(payload, { evmVerifier: this.options.evmVerifier }).catch(
-      () => ({
-        isValid: false as const,
-      }),
-    );
+    const evmVerifier = this.options.evmVerifier ?? nativeEoaVerifier;
+    const verified = await verifySIWxSignature(payload, { evmVerifier }).catch(() => ({
+      isValid: false as const,
+    }));
     if (!verified.isValid || verified.payer.toLowerCase() !== payload.address.toLowerCase()) {
       throw new SiwxError(
         "siwx_invalid_signature",
