@@ -1,16 +1,14 @@
 import type { HttpBindings } from "@hono/node-server";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { methodNotAllowed } from "hono/method-not-allowed";
-import type { RequestIdVariables } from "hono/request-id";
-import { ApiError, createErrorHandler, errorResponse, notFoundResponse } from "./errors.ts";
-import { accessLog } from "./http/access-log.ts";
+import { ApiError, createErrorHandler, errorResponse } from "./errors.ts";
 import { contentLengthGuard } from "./http/content-length.ts";
 import { mountDocs } from "./http/docs.ts";
-import { requestId } from "./http/request-id.ts";
+import { notFoundOrMethodNotAllowed } from "./http/not-found.ts";
+import { requestContext } from "./http/request-context.ts";
 import type { Logger } from "./logger.ts";
 import { validationHook } from "./validation.ts";
 
-export type AppEnv = { Bindings: HttpBindings; Variables: RequestIdVariables };
+export type AppEnv = { Bindings: HttpBindings; Variables: { requestId: string } };
 export type ServiceApp = OpenAPIHono<AppEnv>;
 
 /** The platform error body, for route response schemas. */
@@ -77,12 +75,14 @@ const readyRoute = createRoute({
  */
 export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use(requestId());
-  app.use(accessLog(options.logger));
-  app.use(methodNotAllowed({ app, onMethodNotAllowed: methodNotAllowedResponse }));
-  app.use(contentLengthGuard({ maxBytes: options.maxBodyBytes ?? 1024 * 1024, skip: options.ownBodyGuard }));
+  app.use(requestContext(options.logger));
+  app.on(
+    ["POST", "PUT", "PATCH"],
+    "*",
+    contentLengthGuard({ maxBytes: options.maxBodyBytes ?? 1024 * 1024, skip: options.ownBodyGuard }),
+  );
   app.onError(createErrorHandler(options.logger));
-  app.notFound(notFoundResponse);
+  app.notFound(notFoundOrMethodNotAllowed(app as never));
 
   app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
   app.openapi(readyRoute, async (c) => {
@@ -104,18 +104,4 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   });
   mountDocs(app as never, options.title);
   return app;
-}
-
-function methodNotAllowedResponse(c: Parameters<typeof errorResponse>[0], methods: string[]): Response {
-  return errorResponse(
-    c,
-    new ApiError(
-      "METHOD_NOT_ALLOWED",
-      `${c.req.method} is not allowed on ${c.req.path}.`,
-      { allow: methods },
-      {
-        Allow: methods.join(", "),
-      },
-    ),
-  );
 }

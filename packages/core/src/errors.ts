@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { requestIdOf } from "./http/request-context.ts";
 import type { Logger } from "./logger.ts";
 
 /**
@@ -93,15 +94,7 @@ export function createErrorHandler(logger: Logger) {
   return (error: Error, c: Context): Response => {
     if (error instanceof ApiError) return errorResponse(c, error);
     if (error instanceof HTTPException) return errorResponse(c, fromHttpException(error));
-    logger.error(
-      { err: error, requestId: c.get("requestId"), headers: c.req.raw.headers },
-      "unhandled error",
-    );
+    logger.error({ err: error, requestId: requestIdOf(c), headers: c.req.raw.headers }, "unhandled error");
     return errorResponse(c, new ApiError("INTERNAL", "Something went wrong on our side."));
   };
-}
-
-/** 404 for any route that does not exist. */
-export function notFoundResponse(c: Context): Response {
-  return errorResponse(c, new ApiError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}.`));
 }

@@ -18,10 +18,10 @@ export {
   type ErrorCode,
   type ErrorDetails,
   errorResponse,
-  notFoundResponse,
 } from "./errors.ts";
-export { accessLog } from "./http/access-log.ts";
 export { type ContentLengthGuardOptions, contentLengthGuard } from "./http/content-length.ts";
+export { notFoundOrMethodNotAllowed } from "./http/not-found.ts";
+export { requestContext, requestIdOf } from "./http/request-context.ts";
 export { streamRequestBody } from "./http/stream-body.ts";
 export { newId, newSecret } from "./ids.ts";
 export {

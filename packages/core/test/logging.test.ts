@@ -29,6 +29,25 @@ describe("log redaction", () => {
     expect(access.headers["payment-signature"]).toBe("[redacted]");
   });
 
+  it("logs every request at debug, and at info only those that need attention", async () => {
+    const quiet = captureLogs("info");
+    const app = exampleApp(quiet.logger);
+    await app.request("/healthz");
+    expect(quiet.lines.filter((line) => line.includes('"msg":"request"'))).toEqual([]);
+    await app.request("/boom");
+    const failed = quiet.lines
+      .filter((line) => line.includes('"msg":"request"'))
+      .map((line) => JSON.parse(line));
+    expect(failed).toMatchObject([{ level: 30, path: "/boom", status: 500 }]);
+
+    const verbose = captureLogs("debug");
+    await exampleApp(verbose.logger).request("/healthz");
+    const lines = verbose.lines
+      .filter((line) => line.includes('"msg":"request"'))
+      .map((line) => JSON.parse(line));
+    expect(lines).toMatchObject([{ level: 20, path: "/healthz", status: 200 }]);
+  });
+
   it("redacts secret fields and any logged headers", () => {
     const { logger, lines } = captureLogs();
     logger.info(
