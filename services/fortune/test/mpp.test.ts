@@ -53,6 +53,22 @@ describe("MPP: one-shot charges and sessions (request mode and SSE) on the local
     expect(res.status).toBe(200);
   });
 
+  test("garbage MPP credentials get a 402 with a reason on every MPP route, never a 500", async () => {
+    for (const path of ["/api/fortune", "/api/fortune/dynamic", "/api/fortune/llm", "/api/fortune/stream"]) {
+      for (const credential of [
+        "Payment",
+        "Payment !!!",
+        `Payment ${Buffer.from("{}").toString("base64url")}`,
+      ]) {
+        const res = await fetch(`${h.url}${path}`, {
+          ...post(path.endsWith("dynamic") ? { category: "love" } : { prompt: "hi" }),
+          headers: { "content-type": "application/json", authorization: credential },
+        });
+        expect([400, 402], `${path} ${credential}`).toContain(res.status);
+      }
+    }
+  });
+
   test("an MPP credential works once: presenting it again is refused", async () => {
     const probe = await fetch(`${h.url}/api/fortune`, { method: "POST" });
     const credential = await client().createCredential(probe);

@@ -174,6 +174,11 @@ describe("x402 exact: POST /api/fortune and /api/fortune/dynamic on the local ch
     const wrong = await send(wrongNetwork);
     expect(wrong.status).toBe(402);
     expect(challengeOf(wrong).error).toMatch(/^invalid_network/);
+    const wrongAsset = structuredClone(payload);
+    wrongAsset.accepted.asset = "0x0000000000000000000000000000000000000bad";
+    const otherToken = await send(wrongAsset);
+    expect(otherToken.status).toBe(402);
+    expect(challengeOf(otherToken).error).toMatch(/^invalid_asset/);
     const expired = structuredClone(payload);
     (expired.payload as { authorization: { validBefore: string } }).authorization.validBefore = "1";
     const late = await send(expired);

@@ -11,7 +11,7 @@ import type { PaymentLedger } from "../store/ledger.ts";
 import { ChallengeCache } from "./challenge-cache.ts";
 import { ChargeMeter } from "./charge-meter.ts";
 import type { MppRail } from "./mpp-rail.ts";
-import { paymentRequired } from "./responses.ts";
+import { type Challenge, challengeOf, paymentRequired } from "./responses.ts";
 import { claimKeyOf, decodePaymentHeader, payerOf, requirementsMismatch } from "./x402-payload.ts";
 import type { X402Rail, X402Scheme } from "./x402-rail.ts";
 
@@ -83,7 +83,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
  * the stored response and is not charged again.
  */
 export class PaymentGate {
-  private readonly plainChallenges = new ChallengeCache<{ x402: PaymentRequired; mpp: string[] }>();
+  private readonly plainChallenges = new ChallengeCache<Challenge>();
 
   constructor(private readonly deps: GateDeps) {}
 
@@ -123,7 +123,7 @@ export class PaymentGate {
     body?: Record<string, unknown>,
   ): Promise<Response> {
     if (error || body || offer.siwxReplay)
-      return paymentRequired(c, { ...(await this.buildChallenge(c, offer, error)), body });
+      return paymentRequired(c, await this.buildChallenge(c, offer, error, body));
     const key = [offer.path, offer.x402?.scheme, offer.x402?.priceUsd, offer.mpp?.priceUsd].join("|");
     return paymentRequired(c, await this.plainChallenges.get(key, () => this.buildChallenge(c, offer)));
   }
@@ -132,7 +132,8 @@ export class PaymentGate {
     c: Context,
     offer: Offer,
     error?: string,
-  ): Promise<{ x402: PaymentRequired; mpp: string[] }> {
+    body?: Record<string, unknown>,
+  ): Promise<Challenge> {
     const accepts = offer.x402 ? [await this.requirementsFor(offer)] : [];
     const extensions = offer.siwxReplay ? await this.deps.siwx.challenge(offer.path) : undefined;
     const x402 = this.deps.x402.paymentRequired({
@@ -144,7 +145,7 @@ export class PaymentGate {
     });
     const mpp =
       offer.mpp && this.deps.mpp ? await this.deps.mpp.challenges(c.req.raw, offer.mpp.priceUsd) : [];
-    return { x402, mpp };
+    return challengeOf(x402, mpp, body);
   }
 
   private requirementsFor(offer: Offer): Promise<PaymentRequirements> {

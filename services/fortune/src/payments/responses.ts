@@ -2,18 +2,26 @@ import { encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import type { Context } from "hono";
 
+/** A 402 in its final form: the headers' values and the JSON body's text. */
+export type Challenge = { paymentRequiredHeader: string; mpp: string[]; body: string };
+
 /**
- * A 402 carrying the x402 challenge (`PAYMENT-REQUIRED`), the MPP challenges
+ * Serialises a 402: the x402 challenge (`PAYMENT-REQUIRED`), the MPP challenges
  * (`WWW-Authenticate: Payment …`) and a JSON body: the x402 `PaymentRequired`, or a
  * `{error, message}` body when a sign-in failed.
  */
-export function paymentRequired(
-  c: Context,
-  input: { x402?: PaymentRequired; mpp?: string[]; body?: Record<string, unknown> },
-): Response {
+export function challengeOf(x402: PaymentRequired, mpp: string[], body?: Record<string, unknown>): Challenge {
+  return {
+    paymentRequiredHeader: encodePaymentRequiredHeader(x402),
+    mpp,
+    body: JSON.stringify(body ?? x402),
+  };
+}
+
+/** Answers with a 402 challenge, never cached by intermediaries. */
+export function paymentRequired(c: Context, challenge: Challenge): Response {
   c.header("Cache-Control", "no-store");
-  if (input.x402) c.header("PAYMENT-REQUIRED", encodePaymentRequiredHeader(input.x402));
-  for (const challenge of input.mpp ?? []) c.header("WWW-Authenticate", challenge, { append: true });
-  const body = input.body ?? input.x402 ?? { error: "payment_required", message: "Payment required." };
-  return c.json(body, 402);
+  c.header("PAYMENT-REQUIRED", challenge.paymentRequiredHeader);
+  for (const value of challenge.mpp) c.header("WWW-Authenticate", value, { append: true });
+  return c.body(challenge.body, 402, { "Content-Type": "application/json" });
 }
