@@ -4,7 +4,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const TARGET = 0.8;
 const ROUNDS = 5;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 /**
  * Foundation benchmark: requests/s of a trivial route on a bare Hono app and on our
