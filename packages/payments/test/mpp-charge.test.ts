@@ -1,98 +1,29 @@
-/**
- * MPP one-shot `tempo.charge` on a real anvil, with the official mppx client.
- */
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { Database } from "@app/db";
 import { test } from "@app/testkit";
-import { type ServerType, serve } from "@hono/node-server";
-import { Hono } from "hono";
 import { Challenge, Receipt } from "mppx";
-import type { Address } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, expect } from "vitest";
-import { type AnvilHandle, startAnvil } from "../src/chain/anvil.ts";
-import {
-  createDbStore,
-  createMppClient,
-  createMppRails,
-  fundPathUsd,
-  type LocalTempo,
-  type MppRails,
-  mppStoreTableSql,
-  startLocalTempo,
-  tip20Balance,
-} from "../src/mpp/index.ts";
+import { createMppClient, tip20Balance } from "../src/mpp/index.ts";
+import { mppTestEnv } from "./mpp-support.ts";
 
-const CACHE_DIR = join(fileURLToPath(new URL("..", import.meta.url)), ".data", "test-cache");
-const TABLE = "mpp_charge_test.kv";
-
-interface Env {
-  anvil: AnvilHandle;
-  local: LocalTempo;
-  rails: MppRails;
-  server: ServerType;
-  baseUrl: string;
-  payee: Address;
-  payerKey: `0x${string}`;
-}
-let env: Promise<Env> | undefined;
-
-async function start(db: Database): Promise<Env> {
-  const anvil = await startAnvil();
-  const local = await startLocalTempo({ anvilRpcUrl: anvil.rpcUrl, cacheDir: CACHE_DIR });
-  await db.exec(`CREATE SCHEMA IF NOT EXISTS mpp_charge_test; ${mppStoreTableSql(TABLE)}`);
-  const payee = privateKeyToAccount(generatePrivateKey()).address;
-  const operatorKey = generatePrivateKey();
-  const payerKey = generatePrivateKey();
-  await fundPathUsd({ rpcUrl: local.rpcUrl, to: privateKeyToAccount(operatorKey).address, amount: "10" });
-  await fundPathUsd({ rpcUrl: local.rpcUrl, to: privateKeyToAccount(payerKey).address, amount: "1" });
-  const rails = createMppRails({
-    rpcUrl: local.rpcUrl,
-    chainId: local.chainId,
-    currency: local.currency,
-    decimals: local.decimals,
-    recipient: payee,
-    operatorPrivateKey: operatorKey,
-    secretKey: "test-secret-key-test-secret-key-0123456789",
-    realm: "127.0.0.1",
-    store: createDbStore({ db, table: TABLE }),
-  });
-
-  const app = new Hono();
-  const paid = async (request: Request, amount: string): Promise<Response> => {
-    if (!rails.hasCredential(request)) {
-      // A combined 402: MPP's WWW-Authenticate next to (in the service) x402's PAYMENT-REQUIRED.
-      const wwwAuthenticate = await rails.chargeChallenge(request, amount);
-      return new Response(null, { status: 402, headers: { "WWW-Authenticate": wwwAuthenticate } });
-    }
-    const result = await rails.charge(request, amount);
-    if (result.status === 402) return result.challenge;
-    return result.withReceipt(Response.json({ fortune: "Paid in full.", amount }));
-  };
-  app.get("/api/fortune", (c) => paid(c.req.raw, "0.001"));
-  app.get("/api/fortune/dynamic", (c) => paid(c.req.raw, c.req.query("price") ?? "0.002"));
-  app.get("/api/other", (c) => paid(c.req.raw, "0.001"));
-
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
-  });
-  const { port } = server.address() as { port: number };
-  return { anvil, local, rails, server, baseUrl: `http://127.0.0.1:${port}`, payee, payerKey };
-}
-
-const setup = (db: Database): Promise<Env> => {
-  env ??= start(db);
-  return env;
-};
-
-afterAll(async () => {
-  if (!env) return;
-  const { server, local, anvil } = await env;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  await local.stop();
-  await anvil.stop();
+const env = mppTestEnv({
+  schema: "mpp_charge_test",
+  routes: (app, rails) => {
+    const paid = async (request: Request, amount: string): Promise<Response> => {
+      if (!rails.hasCredential(request)) {
+        // A combined 402: MPP's WWW-Authenticate next to (in the service) x402's PAYMENT-REQUIRED.
+        const wwwAuthenticate = await rails.chargeChallenge(request, amount);
+        return new Response(null, { status: 402, headers: { "WWW-Authenticate": wwwAuthenticate } });
+      }
+      const result = await rails.charge(request, amount);
+      if (result.status === 402) return result.challenge;
+      return result.withReceipt(Response.json({ fortune: "Paid in full.", amount }));
+    };
+    app.get("/api/fortune", (c) => paid(c.req.raw, "0.001"));
+    app.get("/api/fortune/dynamic", (c) => paid(c.req.raw, c.req.query("price") ?? "0.002"));
+    app.get("/api/other", (c) => paid(c.req.raw, "0.001"));
+  },
 });
+const setup = env.setup;
+afterAll(env.stop);
 
 test("an unpaid request gets 402 with a tempo charge challenge in our currency", async ({ db }) => {
   const { baseUrl, local, payee } = await setup(db);

@@ -1,88 +1,22 @@
-/**
- * MPP `tempo.session` in request mode on a real anvil (our TIP-1034 reserve + RPC shim), with the
- * official mppx `sessionManager`, on the database-backed store.
- */
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { Database } from "@app/db";
 import { test } from "@app/testkit";
-import { type ServerType, serve } from "@hono/node-server";
-import { Hono } from "hono";
 import { Json } from "ox";
-import type { Address, Hex } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, expect } from "vitest";
-import { type AnvilHandle, startAnvil } from "../src/chain/anvil.ts";
-import {
-  CHANNEL_RESERVE_ADDRESS,
-  createDbStore,
-  createMppClient,
-  createMppRails,
-  fundPathUsd,
-  type LocalTempo,
-  mppStoreTableSql,
-  startLocalTempo,
-  tip20Balance,
-} from "../src/mpp/index.ts";
+import { CHANNEL_RESERVE_ADDRESS, createMppClient, tip20Balance } from "../src/mpp/index.ts";
+import { mppTestEnv } from "./mpp-support.ts";
 
-const CACHE_DIR = join(fileURLToPath(new URL("..", import.meta.url)), ".data", "test-cache");
-const TABLE = "mpp_session_test.kv";
-
-interface Env {
-  anvil: AnvilHandle;
-  local: LocalTempo;
-  server: ServerType;
-  baseUrl: string;
-  payee: Address;
-  payerKey: Hex;
-}
-let env: Promise<Env> | undefined;
-
-async function start(db: Database): Promise<Env> {
-  const anvil = await startAnvil();
-  const local = await startLocalTempo({ anvilRpcUrl: anvil.rpcUrl, cacheDir: CACHE_DIR });
-  await db.exec(`CREATE SCHEMA IF NOT EXISTS mpp_session_test; ${mppStoreTableSql(TABLE)}`);
-  const payee = privateKeyToAccount(generatePrivateKey()).address;
-  const operatorKey = generatePrivateKey();
-  const payerKey = generatePrivateKey();
-  await fundPathUsd({ rpcUrl: local.rpcUrl, to: privateKeyToAccount(operatorKey).address, amount: "10" });
-  await fundPathUsd({ rpcUrl: local.rpcUrl, to: privateKeyToAccount(payerKey).address, amount: "1" });
-  const rails = createMppRails({
-    rpcUrl: local.rpcUrl,
-    chainId: local.chainId,
-    currency: local.currency,
-    decimals: local.decimals,
-    recipient: payee,
-    operatorPrivateKey: operatorKey,
-    secretKey: "test-secret-key-test-secret-key-0123456789",
-    realm: "127.0.0.1",
-    store: createDbStore({ db, table: TABLE }),
-  });
-  const app = new Hono();
-  app.post("/api/fortune/llm", async (c) => {
-    const result = await rails.session(c.req.raw);
-    if (result.status === 402) return result.challenge;
-    return result.withReceipt(Response.json({ fortune: "Metered wisdom." }));
-  });
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
-  });
-  const { port } = server.address() as { port: number };
-  return { anvil, local, server, baseUrl: `http://127.0.0.1:${port}`, payee, payerKey };
-}
-
-const setup = (db: Database): Promise<Env> => {
-  env ??= start(db);
-  return env;
-};
-
-afterAll(async () => {
-  if (!env) return;
-  const { server, local, anvil } = await env;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  await local.stop();
-  await anvil.stop();
+const env = mppTestEnv({
+  schema: "mpp_session_test",
+  routes: (app, rails) => {
+    app.post("/api/fortune/llm", async (c) => {
+      const result = await rails.session(c.req.raw);
+      if (result.status === 402) return result.challenge;
+      return result.withReceipt(Response.json({ fortune: "Metered wisdom." }));
+    });
+  },
 });
+const setup = env.setup;
+afterAll(env.stop);
 
 test("an unpaid request gets a tempo session challenge", async ({ db }) => {
   const { baseUrl } = await setup(db);
@@ -138,7 +72,7 @@ test("several requests through one channel (with a top-up): the payee gets exact
   expect(before.payer - after.payer).toBeGreaterThanOrEqual(BigInt(units) * 1000n); // plus open fees
 
   const rows = await db.query<{ key: string; value: string }>(
-    `SELECT key, value FROM ${TABLE} WHERE key = $1`,
+    "SELECT key, value FROM mpp_session_test.kv WHERE key = $1",
     [channelId?.toLowerCase()],
   );
   expect(rows).toHaveLength(1);

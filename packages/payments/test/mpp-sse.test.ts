@@ -1,100 +1,33 @@
-/**
- * MPP `tempo.session` over SSE on a real anvil (our TIP-1034 reserve + RPC shim), with the official
- * mppx `sessionManager`: each token is charged before it is sent.
- */
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { Database } from "@app/db";
 import { test } from "@app/testkit";
-import { type ServerType, serve } from "@hono/node-server";
-import { Hono } from "hono";
 import type { Store } from "mppx/server";
-import type { Address, Hex } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, expect } from "vitest";
-import { type AnvilHandle, startAnvil } from "../src/chain/anvil.ts";
-import {
-  createDbStore,
-  createMppClient,
-  createMppRails,
-  fundPathUsd,
-  type LocalTempo,
-  mppStoreTableSql,
-  startLocalTempo,
-  tip20Balance,
-} from "../src/mpp/index.ts";
+import { createMppClient, tip20Balance } from "../src/mpp/index.ts";
+import { mppTestEnv } from "./mpp-support.ts";
 
-const CACHE_DIR = join(fileURLToPath(new URL("..", import.meta.url)), ".data", "test-cache");
-const TABLE = "mpp_sse_test.kv";
 const TOKEN_PRICE = 100n; // 0.0001 in atomic units
-
-interface Env {
-  anvil: AnvilHandle;
-  local: LocalTempo;
-  server: ServerType;
-  store: Store.AtomicStore;
-  baseUrl: string;
-  payee: Address;
-  payerKey: Hex;
-}
-let env: Promise<Env> | undefined;
 
 async function* words(count: number, signal: AbortSignal): AsyncGenerator<string> {
   for (let i = 0; i < count && !signal.aborted; i++) yield JSON.stringify({ i, token: `word${i}` });
 }
 
-async function start(db: Database): Promise<Env> {
-  const anvil = await startAnvil();
-  const local = await startLocalTempo({ anvilRpcUrl: anvil.rpcUrl, cacheDir: CACHE_DIR });
-  await db.exec(`CREATE SCHEMA IF NOT EXISTS mpp_sse_test; ${mppStoreTableSql(TABLE)}`);
-  const payee = privateKeyToAccount(generatePrivateKey()).address;
-  const operatorKey = generatePrivateKey();
-  const payerKey = generatePrivateKey();
-  await fundPathUsd({ rpcUrl: local.rpcUrl, to: privateKeyToAccount(operatorKey).address, amount: "10" });
-  await fundPathUsd({ rpcUrl: local.rpcUrl, to: privateKeyToAccount(payerKey).address, amount: "1" });
-  const store = createDbStore({ db, table: TABLE });
-  const rails = createMppRails({
-    rpcUrl: local.rpcUrl,
-    chainId: local.chainId,
-    currency: local.currency,
-    decimals: local.decimals,
-    recipient: payee,
-    operatorPrivateKey: operatorKey,
-    secretKey: "test-secret-key-test-secret-key-0123456789",
-    realm: "127.0.0.1",
-    store,
-    ssePollingIntervalMs: 20,
-  });
-  const app = new Hono();
-  app.post("/api/fortune/stream", async (c) => {
-    // Management POSTs (voucher, top-up, close) carry no JSON body.
-    const body = (await c.req.raw
-      .clone()
-      .json()
-      .catch(() => ({}))) as { tokens?: number };
-    const tokens = body.tokens ?? 10;
-    const result = await rails.stream(c.req.raw, (signal) => words(Number(tokens), signal));
-    return result.status === 402 ? result.challenge : result.response;
-  });
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
-  });
-  const { port } = server.address() as { port: number };
-  return { anvil, local, server, store, baseUrl: `http://127.0.0.1:${port}`, payee, payerKey };
-}
-
-const setup = (db: Database): Promise<Env> => {
-  env ??= start(db);
-  return env;
-};
-
-afterAll(async () => {
-  if (!env) return;
-  const { server, local, anvil } = await env;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  await local.stop();
-  await anvil.stop();
+const env = mppTestEnv({
+  schema: "mpp_sse_test",
+  ssePollingIntervalMs: 20,
+  routes: (app, rails) => {
+    app.post("/api/fortune/stream", async (c) => {
+      // Management POSTs (voucher, top-up, close) carry no JSON body.
+      const body = (await c.req.raw
+        .clone()
+        .json()
+        .catch(() => ({}))) as { tokens?: number };
+      const tokens = body.tokens ?? 10;
+      const result = await rails.stream(c.req.raw, (signal) => words(Number(tokens), signal));
+      return result.status === 402 ? result.challenge : result.response;
+    });
+  },
 });
+const setup = env.setup;
+afterAll(env.stop);
 
 /** A `fetch` that counts the `payment-need-voucher` events of SSE responses. */
 function countingFetch(counter: { needVoucher: number }): typeof fetch {

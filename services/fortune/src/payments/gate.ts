@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "@app/core";
 import { encodePaymentResponseHeader } from "@x402/core/http";
-import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import type { Context } from "hono";
 import { usdToAtomic } from "../domain/money.ts";
 import { type SiwxAuthenticator, SiwxError, type SiwxIdentity } from "../identity/siwx.ts";
