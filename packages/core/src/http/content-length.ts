@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { ApiError, errorResponse } from "../errors.ts";
+import { requestHeader } from "./headers.ts";
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
@@ -26,9 +27,9 @@ export function contentLengthGuard(options: ContentLengthGuardOptions): Middlewa
   return async (c, next) => {
     const method = c.req.method;
     if (!BODY_METHODS.has(method) || options.skip?.(c.req.path, method)) return next();
-    const declared = c.req.header("content-length");
+    const declared = requestHeader(c, "content-length");
     if (declared === undefined) {
-      const hasBody = c.req.header("transfer-encoding") !== undefined;
+      const hasBody = requestHeader(c, "transfer-encoding") !== undefined;
       if (hasBody || options.required) {
         return errorResponse(
           c,

@@ -1,15 +1,13 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Logger } from "../logger.ts";
+import { requestHeader } from "./headers.ts";
 
 const SANE_ID = /^[\w\-=.:]{1,128}$/;
 
 /** Requests slower than this are logged at info whatever their status. */
 const SLOW_MS = 1000;
 
-type NodeBindings = {
-  incoming?: { headers: Record<string, string | string[] | undefined> };
-  outgoing?: { setHeader(name: string, value: string): void };
-};
+type NodeBindings = { outgoing?: { setHeader(name: string, value: string): void } };
 
 /** The id of the request being handled (`x-request-id`). */
 export function requestIdOf(c: Context): string | undefined {
@@ -30,7 +28,7 @@ export function requestContext(logger: Logger): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
     const node = c.env as NodeBindings | undefined;
-    const sent = node?.incoming ? node.incoming.headers["x-request-id"] : c.req.header("x-request-id");
+    const sent = requestHeader(c, "x-request-id");
     const id = typeof sent === "string" && SANE_ID.test(sent) ? sent : crypto.randomUUID();
     c.set("requestId", id);
     if (node?.outgoing) node.outgoing.setHeader("x-request-id", id);

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { ApiError } from "@app/core";
+import { ApiError, requestHeader } from "@app/core";
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import type { Context } from "hono";
@@ -88,9 +88,9 @@ export class PaymentGate {
   constructor(private readonly deps: GateDeps) {}
 
   async handle(c: Context, offer: Offer, handler: PaidHandler): Promise<Response> {
-    const x402Header = c.req.header("payment-signature") ?? c.req.header("x-payment");
-    const mppCredential = /^Payment\s/i.test(c.req.header("authorization") ?? "");
-    const siwxHeader = c.req.header("sign-in-with-x");
+    const x402Header = requestHeader(c, "payment-signature") ?? requestHeader(c, "x-payment");
+    const mppCredential = /^Payment\s/i.test(requestHeader(c, "authorization") ?? "");
+    const siwxHeader = requestHeader(c, "sign-in-with-x");
 
     if (offer.siwxReplay && siwxHeader) {
       const replay = await this.trySiwxReplay(c, offer, siwxHeader, handler, Boolean(x402Header));
@@ -107,7 +107,7 @@ export class PaymentGate {
    */
   async identify(c: Context, path: string, description: string): Promise<SiwxIdentity | Response> {
     try {
-      return await this.deps.siwx.authenticate(c.req.header("sign-in-with-x"));
+      return await this.deps.siwx.authenticate(requestHeader(c, "sign-in-with-x"));
     } catch (error) {
       if (!(error instanceof SiwxError)) throw error;
       const offer: Offer = { route: "", path, description, siwxReplay: true, request: null };
@@ -306,7 +306,7 @@ export class PaymentGate {
     payer: string,
     claimKey: string,
   ): Promise<IdempotentRun | { kind: "replay"; response: Response; claimKey: string } | undefined> {
-    const key = c.req.header("idempotency-key");
+    const key = requestHeader(c, "idempotency-key");
     if (key === undefined) return undefined;
     if (!IDEMPOTENCY_KEY.test(key)) {
       throw new ApiError("BAD_REQUEST", "Idempotency-Key must be 1 to 255 printable ASCII characters.");

@@ -1,0 +1,16 @@
+import type { Context } from "hono";
+
+type NodeIncoming = { headers: Record<string, string | string[] | undefined> };
+
+/**
+ * A request header's value. Served by `@hono/node-server` it reads Node's already
+ * parsed headers, sparing the `Headers` object that `c.req.header()` builds for
+ * every request; elsewhere (tests through `app.request`) it falls back to that.
+ * Repeated headers are joined with ", " as the Fetch API does.
+ */
+export function requestHeader(c: Context, name: string): string | undefined {
+  const incoming = (c.env as { incoming?: NodeIncoming } | undefined)?.incoming;
+  if (!incoming) return c.req.header(name);
+  const value = incoming.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
