@@ -20,7 +20,7 @@ export {
   errorResponse,
 } from "./errors.ts";
 export { type ContentLengthGuardOptions, contentLengthGuard } from "./http/content-length.ts";
-export { requestHeader } from "./http/headers.ts";
+export { requestHeader, setResponseHeader } from "./http/headers.ts";
 export { notFoundOrMethodNotAllowed } from "./http/not-found.ts";
 export { requestContext, requestIdOf } from "./http/request-context.ts";
 export { streamRequestBody } from "./http/stream-body.ts";

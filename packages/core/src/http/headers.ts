@@ -14,3 +14,20 @@ export function requestHeader(c: Context, name: string): string | undefined {
   const value = incoming.headers[name.toLowerCase()];
   return Array.isArray(value) ? value.join(", ") : value;
 }
+
+type NodeOutgoing = { setHeader(name: string, value: string | string[]): void };
+
+/**
+ * Sets a response header. Served by `@hono/node-server` it goes straight onto Node's
+ * response (no `Headers` object; Node merges it into what the handler answers);
+ * elsewhere it goes through `c.header()`. Several values become several header lines.
+ */
+export function setResponseHeader(c: Context, name: string, value: string | string[]): void {
+  const outgoing = (c.env as { outgoing?: NodeOutgoing } | undefined)?.outgoing;
+  if (outgoing) {
+    outgoing.setHeader(name, value);
+    return;
+  }
+  if (typeof value === "string") c.header(name, value);
+  else for (const line of value) c.header(name, line, { append: true });
+}

@@ -1,13 +1,11 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Logger } from "../logger.ts";
-import { requestHeader } from "./headers.ts";
+import { requestHeader, setResponseHeader } from "./headers.ts";
 
 const SANE_ID = /^[\w\-=.:]{1,128}$/;
 
 /** Requests slower than this are logged at info whatever their status. */
 const SLOW_MS = 1000;
-
-type NodeBindings = { outgoing?: { setHeader(name: string, value: string): void } };
 
 /** The id of the request being handled (`x-request-id`). */
 export function requestIdOf(c: Context): string | undefined {
@@ -27,12 +25,10 @@ export function requestIdOf(c: Context): string | undefined {
 export function requestContext(logger: Logger): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
-    const node = c.env as NodeBindings | undefined;
     const sent = requestHeader(c, "x-request-id");
     const id = typeof sent === "string" && SANE_ID.test(sent) ? sent : crypto.randomUUID();
     c.set("requestId", id);
-    if (node?.outgoing) node.outgoing.setHeader("x-request-id", id);
-    else c.header("x-request-id", id);
+    setResponseHeader(c, "x-request-id", id);
     await next();
     const durationMs = performance.now() - started;
     const notable = c.res.status >= 500 || durationMs >= SLOW_MS;

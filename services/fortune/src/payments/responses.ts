@@ -1,3 +1,4 @@
+import { setResponseHeader } from "@app/core";
 import { encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import type { Context } from "hono";
@@ -20,8 +21,8 @@ export function challengeOf(x402: PaymentRequired, mpp: string[], body?: Record<
 
 /** Answers with a 402 challenge, never cached by intermediaries. */
 export function paymentRequired(c: Context, challenge: Challenge): Response {
-  c.header("Cache-Control", "no-store");
-  c.header("PAYMENT-REQUIRED", challenge.paymentRequiredHeader);
-  for (const value of challenge.mpp) c.header("WWW-Authenticate", value, { append: true });
+  setResponseHeader(c, "Cache-Control", "no-store");
+  setResponseHeader(c, "PAYMENT-REQUIRED", challenge.paymentRequiredHeader);
+  if (challenge.mpp.length > 0) setResponseHeader(c, "WWW-Authenticate", challenge.mpp);
   return c.body(challenge.body, 402, { "Content-Type": "application/json" });
 }
