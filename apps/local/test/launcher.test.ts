@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -103,6 +104,23 @@ describe("npm start (the local launcher)", () => {
     expect(await second.exited).toBe(0);
     const marker = await withStoredDatabase(dataDir, (db) => db.query("SELECT note FROM public.marker"));
     expect(marker).toEqual([{ note: "left by the first run" }]);
+  });
+
+  it("says what to change, without a stack trace, when the chain's port is taken", {
+    timeout: 60_000,
+  }, async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const run = launch(dataDir, { FORTUNE_CHAIN_PORT: String(port) });
+      expect(await run.exited).toBe(1);
+      expect(run.output()).toContain("Could not start");
+      expect(run.output()).toContain("FORTUNE_CHAIN_PORT");
+      expect(run.output()).not.toContain("    at ");
+    } finally {
+      blocker.close();
+    }
   });
 
   it("refuses to start with an invalid setting, naming it", { timeout: 60_000 }, async () => {

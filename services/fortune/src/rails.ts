@@ -51,6 +51,11 @@ async function localRails(config: LocalConfig, db: Database, logger: Logger): Pr
     port: config.rails.chainPort,
     chainId: config.rails.chainId,
     stateFile: join(dir, "anvil-state.json"),
+  }).catch((error: Error) => {
+    throw new Error(
+      `the local chain did not start on 127.0.0.1:${config.rails.chainPort} ` +
+        `(FORTUNE_CHAIN_PORT picks another port, 0 any free one): ${error.message}`,
+    );
   });
   const stops: (() => Promise<void>)[] = [() => anvil.stop()];
   const stop = async () => {
