@@ -78,28 +78,8 @@ export class PaymentLedger {
    * payment's id, or undefined when the same authorisation was already claimed
    * (by this or any other instance).
    */
-  async claim(payment: NewPayment): Promise<string | undefined> {
-    const id = newId("pay");
-    const rows = await this.db.query<{ id: string }>(
-      `INSERT INTO fortune.payments
-         (id, route, rail, scheme, network, asset, payer, claim_key, authorized_atomic, state, idempotency_key)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'verified', $10)
-       ON CONFLICT (claim_key) DO NOTHING
-       RETURNING id`,
-      [
-        id,
-        payment.route,
-        payment.rail,
-        payment.scheme,
-        payment.network ?? null,
-        payment.asset ?? null,
-        payment.payer?.toLowerCase() ?? null,
-        payment.claimKey,
-        payment.authorizedAtomic.toString(),
-        payment.idempotencyKey ?? null,
-      ],
-    );
-    return rows[0]?.id;
+  claim(payment: NewPayment): Promise<string | undefined> {
+    return this.insert(payment, { state: "verified" });
   }
 
   /** Records a settlement: the amount that moved and its transaction hash or receipt reference. */
@@ -127,17 +107,32 @@ export class PaymentLedger {
     );
   }
 
-  /** Records an MPP payment that the MPP server already verified and settled. */
-  async recordSettled(payment: NewPayment & { settledAtomic: bigint; reference: string }): Promise<string> {
-    const id = newId("pay");
-    await this.db.query(
+  /**
+   * Records an MPP payment that the MPP server already verified and settled; a second
+   * record of the same payment (same claim key) is ignored.
+   */
+  async recordSettled(payment: NewPayment & { settledAtomic: bigint; reference: string }): Promise<void> {
+    await this.insert(payment, {
+      state: "settled",
+      settledAtomic: payment.settledAtomic,
+      reference: payment.reference,
+    });
+  }
+
+  /** Inserts a payment unless its claim key is taken; its id, or undefined when it was. */
+  private async insert(
+    payment: NewPayment,
+    outcome: { state: PaymentState; settledAtomic?: bigint; reference?: string },
+  ): Promise<string | undefined> {
+    const rows = await this.db.query<{ id: string }>(
       `INSERT INTO fortune.payments
          (id, route, rail, scheme, network, asset, payer, claim_key, authorized_atomic, settled_atomic,
           state, reference, idempotency_key)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'settled', $11, $12)
-       ON CONFLICT (claim_key) DO NOTHING`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+       ON CONFLICT (claim_key) DO NOTHING
+       RETURNING id`,
       [
-        id,
+        newId("pay"),
         payment.route,
         payment.rail,
         payment.scheme,
@@ -146,12 +141,13 @@ export class PaymentLedger {
         payment.payer?.toLowerCase() ?? null,
         payment.claimKey,
         payment.authorizedAtomic.toString(),
-        payment.settledAtomic.toString(),
-        payment.reference,
+        outcome.settledAtomic?.toString() ?? null,
+        outcome.state,
+        outcome.reference ?? null,
         payment.idempotencyKey ?? null,
       ],
     );
-    return id;
+    return rows[0]?.id;
   }
 
   async get(id: string): Promise<PaymentRecord | undefined> {
