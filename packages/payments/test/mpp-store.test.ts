@@ -1,6 +1,7 @@
 /**
  * The database-backed mppx store (PGlite by default; PostgreSQL when run with TEST_DATABASE_URL).
  */
+import { createTextSealer } from "@app/core";
 import { test } from "@app/testkit";
 import { Store } from "mppx/server";
 import { expect } from "vitest";
@@ -79,4 +80,28 @@ test("replay claims (mppx tryClaim) succeed once per key", async ({ db }) => {
 test("the table name must be a plain identifier", async ({ db }) => {
   expect(() => createDbStore({ db, table: 'kv"; DROP TABLE x; --' })).toThrow(/invalid table name/);
   expect(() => mppStoreTableSql("a.b.c")).toThrow(/invalid table name/);
+});
+
+test("with a sealer, values are sealed at rest, bound to their key, and read back whole", async ({ db }) => {
+  await storeFor(db);
+  const sealer = createTextSealer("a-store-secret-of-at-least-32-characters!", "mpp-store-test");
+  const store = createDbStore({ db, table: TABLE, sealer });
+  const voucher = { cumulativeAmount: 3000n, signature: "0xfeedfacecafebeef" };
+  await store.put("0xchannel-sealed", voucher);
+  await store.update("0xchannel-sealed", (current) => ({
+    op: "set",
+    value: { ...(current as typeof voucher), cumulativeAmount: 4000n },
+    result: undefined,
+  }));
+  const [row] = await db.query<{ value: string }>(`SELECT value FROM ${TABLE} WHERE key = $1`, [
+    "0xchannel-sealed",
+  ]);
+  expect(row?.value).toMatch(/^v1\./);
+  expect(row?.value).not.toContain("feedface");
+  expect(await store.get("0xchannel-sealed")).toEqual({
+    cumulativeAmount: 4000n,
+    signature: "0xfeedfacecafebeef",
+  });
+  await db.query(`UPDATE ${TABLE} SET key = $2 WHERE key = $1`, ["0xchannel-sealed", "0xchannel-moved"]);
+  await expect(store.get("0xchannel-moved")).rejects.toThrow();
 });

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Logger } from "@app/core";
+import { createTextSealer, type Logger } from "@app/core";
 import type { Database } from "@app/db";
 import {
   bootstrapLocalChain,
@@ -37,7 +37,9 @@ const LOCAL_MPP_SECRET = "local-chain-only-mpp-challenge-secret-0001";
 type LocalConfig = FortuneConfig & { rails: { mode: "local" } };
 type HostedConfig = FortuneConfig & { rails: { mode: "hosted" } };
 
-const mppStore = (db: Database) => createDbStore({ db, table: "fortune.mpp_store" });
+/** The MPP store; its values (channel state with the payers' vouchers) are sealed with a key derived from `secret`. */
+const mppStore = (db: Database, secret: string) =>
+  createDbStore({ db, table: "fortune.mpp_store", sealer: createTextSealer(secret, "fortune.mpp_store") });
 
 /**
  * Local mode: starts anvil (state kept under `DATA_DIR/chain`), installs our token,
@@ -89,7 +91,7 @@ async function localRails(config: LocalConfig, db: Database, logger: Logger): Pr
       operatorPrivateKey: LOCAL_DEV_ACCOUNTS.mppOperator.privateKey,
       secretKey: LOCAL_MPP_SECRET,
       realm: "fortune",
-      store: mppStore(db),
+      store: mppStore(db, LOCAL_MPP_SECRET),
       voucherWaitMs: config.voucherWaitMs,
     });
     logger.info(
@@ -136,7 +138,7 @@ function hostedRails(config: HostedConfig, db: Database): Rails {
     operatorPrivateKey: rails.mpp.operatorKey,
     secretKey: rails.mpp.secretKey,
     realm: "fortune",
-    store: mppStore(db),
+    store: mppStore(db, rails.mpp.secretKey),
     voucherWaitMs: config.voucherWaitMs,
   });
   return {

@@ -5,7 +5,9 @@ import { fortuneService } from "../src/service.ts";
 import { purgeExpired } from "../src/store/housekeeping.ts";
 
 describe("housekeeping", () => {
-  test("purges expired nonces and expired MPP replay markers, and nothing else", async ({ db }) => {
+  test("purges expired nonces and MPP replay markers past their challenges' lifetime, and nothing else", async ({
+    db,
+  }) => {
     await migrateService(fortuneService, db);
     const now = new Date("2026-11-22T12:00:00.000Z");
     const minute = 60_000;

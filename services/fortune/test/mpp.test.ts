@@ -121,6 +121,10 @@ describe("MPP: one-shot charges and sessions (request mode and SSE) on the local
     expect((await payeeBalance()) - before).toBe(3000n);
     const rows = await h.ledger.forRoute("fortune_llm");
     expect(rows).toHaveLength(3);
+    // The channel's vouchers (payment signatures) are kept sealed, never in clear.
+    const stored = await h.db.query<{ value: string }>("SELECT value FROM fortune.mpp_store");
+    expect(stored.length).toBeGreaterThan(0);
+    expect(stored.every((row) => row.value.startsWith("v1.") && !row.value.includes("signature"))).toBe(true);
     expect(rows.every((row) => row.payer === payer && row.settledAtomic === 1000)).toBe(true);
   });
 

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { TextSealer } from "@app/core";
 import type { Database, Queryable } from "@app/db";
 import { Store } from "mppx/server";
 import { Json } from "ox";
@@ -19,6 +20,11 @@ export interface DbStoreOptions {
   table: string;
   /** Attempts of one `update` when a concurrent insert of the same new key wins (default 20). */
   maxAttempts?: number;
+  /**
+   * Seals every stored value (bound to its key). Channel state holds the payer's
+   * vouchers, which are payment signatures: never at rest in clear.
+   */
+  sealer?: TextSealer;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -34,7 +40,7 @@ function qualifiedName(table: string): string {
 
 /**
  * The DDL of the store table, for the owning service's migration (and for tests).
- * `value` is ox `Json.stringify` text, because channel state holds bigints.
+ * `value` is ox `Json.stringify` text (channel state holds bigints), sealed when a sealer is given.
  */
 export function mppStoreTableSql(table: string): string {
   return `CREATE TABLE IF NOT EXISTS ${qualifiedName(table)} (
@@ -57,6 +63,12 @@ export function createDbStore(options: DbStoreOptions): Store.AtomicStore {
   const { db } = options;
   const table = qualifiedName(options.table);
   const maxAttempts = options.maxAttempts ?? 20;
+  const encode = (key: string, value: unknown): string => {
+    const text = Json.stringify(value);
+    return options.sealer ? options.sealer.seal(text, key) : text;
+  };
+  const decode = (key: string, stored: string): unknown =>
+    Json.parse(options.sealer ? options.sealer.open(stored, key) : stored);
 
   const upsert = (q: Queryable, key: string, value: string): Promise<unknown> =>
     q.query(
@@ -71,9 +83,9 @@ export function createDbStore(options: DbStoreOptions): Store.AtomicStore {
         key,
       ]);
       const row = rows[0];
-      const change = fn(row ? Json.parse(row.value) : null);
+      const change = fn(row ? decode(key, row.value) : null);
       if (change.op === "set") {
-        const value = Json.stringify(change.value);
+        const value = encode(key, change.value);
         if (row) {
           await tx.query(`UPDATE ${table} SET value = $2, updated_at = now() WHERE key = $1`, [key, value]);
         } else {
@@ -92,10 +104,10 @@ export function createDbStore(options: DbStoreOptions): Store.AtomicStore {
   return Store.from({
     async get(key: string) {
       const rows = await db.query<{ value: string }>(`SELECT value FROM ${table} WHERE key = $1`, [key]);
-      return rows[0] ? Json.parse(rows[0].value) : null;
+      return rows[0] ? decode(key, rows[0].value) : null;
     },
     async put(key: string, value: unknown) {
-      await upsert(db, key, Json.stringify(value));
+      await upsert(db, key, encode(key, value));
     },
     async delete(key: string) {
       await db.query(`DELETE FROM ${table} WHERE key = $1`, [key]);

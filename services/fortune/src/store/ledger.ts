@@ -21,41 +21,10 @@ export type PaymentRecord = {
   createdAt: Date;
 };
 
-type Row = {
-  id: string;
-  route: string;
-  rail: "x402" | "mpp";
-  scheme: string;
-  network: string | null;
-  asset: string | null;
-  payer: string | null;
-  claim_key: string;
-  authorized_atomic: number;
-  settled_atomic: number | null;
-  state: PaymentState;
-  reference: string | null;
-  failure_reason: string | null;
-  idempotency_key: string | null;
-  created_at: Date;
-};
-
-const toRecord = (row: Row): PaymentRecord => ({
-  id: row.id,
-  route: row.route,
-  rail: row.rail,
-  scheme: row.scheme,
-  network: row.network,
-  asset: row.asset,
-  payer: row.payer,
-  claimKey: row.claim_key,
-  authorizedAtomic: row.authorized_atomic,
-  settledAtomic: row.settled_atomic,
-  state: row.state,
-  reference: row.reference,
-  failureReason: row.failure_reason,
-  idempotencyKey: row.idempotency_key,
-  createdAt: row.created_at,
-});
+/** The payments columns, named as {@link PaymentRecord}'s fields. */
+const RECORD_COLUMNS = `id, route, rail, scheme, network, asset, payer, claim_key AS "claimKey",
+  authorized_atomic AS "authorizedAtomic", settled_atomic AS "settledAtomic", state, reference,
+  failure_reason AS "failureReason", idempotency_key AS "idempotencyKey", created_at AS "createdAt"`;
 
 export type NewPayment = {
   route: string;
@@ -151,16 +120,18 @@ export class PaymentLedger {
   }
 
   async get(id: string): Promise<PaymentRecord | undefined> {
-    const rows = await this.db.query<Row>("SELECT * FROM fortune.payments WHERE id = $1", [id]);
-    return rows[0] ? toRecord(rows[0]) : undefined;
+    const rows = await this.db.query<PaymentRecord>(
+      `SELECT ${RECORD_COLUMNS} FROM fortune.payments WHERE id = $1`,
+      [id],
+    );
+    return rows[0];
   }
 
   /** Every payment of a route, newest first (for tests and operators). */
   async forRoute(route: string): Promise<PaymentRecord[]> {
-    const rows = await this.db.query<Row>(
-      "SELECT * FROM fortune.payments WHERE route = $1 ORDER BY created_at DESC, id",
+    return this.db.query<PaymentRecord>(
+      `SELECT ${RECORD_COLUMNS} FROM fortune.payments WHERE route = $1 ORDER BY created_at DESC, id`,
       [route],
     );
-    return rows.map(toRecord);
   }
 }
