@@ -68,7 +68,11 @@ function withoutSecrets(value: unknown): unknown {
 export function banner(platform: RunningPlatform, titles: Map<string, string>): string {
   const { manifest } = platform;
   const width = Math.max(...Object.keys(manifest.services).map((name) => (titles.get(name) ?? name).length));
-  const lines = ["", "Platform is up (embedded mode: PGlite, local chain, sandbox; no network needed)", ""];
+  const lines = [
+    "",
+    `Platform is up on Node.js ${process.versions.node} (embedded mode: PGlite, local chain, sandbox; no network needed)`,
+    "",
+  ];
   for (const [name, service] of Object.entries(manifest.services)) {
     lines.push(`  ${(titles.get(name) ?? name).padEnd(width)}  ${service.url}   docs: ${service.docs}`);
   }

@@ -76,6 +76,7 @@ describe("npm start (the local launcher)", () => {
       const demo = manifest.credentials.demoWallet as { address: string; privateKey: string };
       expect(demo.privateKey).toMatch(/^0x[0-9a-f]{64}$/);
       expect(first.output()).toContain(demo.address);
+      expect(first.output()).toContain(`Platform is up on Node.js ${process.versions.node}`);
       expect(first.output()).not.toContain(demo.privateKey.slice(2));
       for (const [name, service] of Object.entries(manifest.services)) {
         expect(first.output(), name).toContain(service.url);
