@@ -14,11 +14,14 @@ export { createTextSealer, type TextSealer } from "./crypto/sealer.ts";
 export {
   ApiError,
   createErrorHandler,
-  ERROR_STATUS,
+  defineErrors,
   type ErrorBody,
-  type ErrorCode,
   type ErrorDetails,
+  type ErrorTable,
   errorResponse,
+  PLATFORM_ERRORS,
+  type PlatformErrorCode,
+  type ServiceErrorClass,
 } from "./errors.ts";
 export { type ContentLengthGuardOptions, contentLengthGuard } from "./http/content-length.ts";
 export { requestHeader, setResponseHeader } from "./http/headers.ts";

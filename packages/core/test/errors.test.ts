@@ -1,6 +1,6 @@
 import { captureLogs, json } from "@app/testkit";
 import { describe, expect, it } from "vitest";
-import { ApiError, ERROR_STATUS } from "../src/index.ts";
+import { ApiError, defineErrors, PLATFORM_ERRORS } from "../src/index.ts";
 import { exampleApp } from "./helpers.ts";
 
 describe("platform error model", () => {
@@ -57,9 +57,27 @@ describe("platform error model", () => {
 
   it("maps every code to one status and renders details after error and message", () => {
     const error = new ApiError("RATE_LIMITED", "Slow down.", { retryAfter: 3 }, { "Retry-After": "3" });
-    expect(error.status).toBe(ERROR_STATUS.RATE_LIMITED);
+    expect(error.status).toBe(PLATFORM_ERRORS.RATE_LIMITED);
     expect(error.toBody()).toEqual({ error: "RATE_LIMITED", message: "Slow down.", retryAfter: 3 });
     expect(Object.keys(error.toBody()).slice(0, 2)).toEqual(["error", "message"]);
+  });
+
+  it("lets a service add codes of its own, next to the platform's, rendered by the same handler", async () => {
+    class ShelfError extends defineErrors({ SHELF_FULL: 409, SHELF_GONE: 410 }) {}
+    const full = new ShelfError("SHELF_FULL", "The shelf is full.", { limit: 3 });
+    expect(full).toBeInstanceOf(ApiError);
+    expect([full.status, new ShelfError("SHELF_GONE", "Gone.").status]).toEqual([409, 410]);
+    expect(new ShelfError("NOT_FOUND", "No shelf.").status).toBe(404);
+    expect(full.withHeaders({ "Retry-After": "1" }).toBody()).toEqual(full.toBody());
+    expect(full.withHeaders({ "Retry-After": "1" }).status).toBe(409);
+
+    const shelves = exampleApp(logger);
+    shelves.get("/full", () => {
+      throw full;
+    });
+    const res = await shelves.request("/full");
+    expect(res.status).toBe(409);
+    expect(await res.json()).toEqual({ error: "SHELF_FULL", message: "The shelf is full.", limit: 3 });
   });
 
   it("gives every response a request id, echoing a sane one and replacing a hostile one", async () => {

@@ -14,7 +14,7 @@ export type ContentLengthGuardOptions = {
 };
 
 function closing(error: ApiError): ApiError {
-  return new ApiError(error.code, error.message, error.details, { ...error.headers, Connection: "close" });
+  return error.withHeaders({ Connection: "close" });
 }
 
 /**

@@ -1,5 +1,5 @@
-import { ApiError } from "@app/core";
 import { atomicToUsd, usdToAtomic } from "../domain/money.ts";
+import { FortuneError } from "../errors.ts";
 
 /** What an `upto` handler has charged so far, never past the authorised maximum. */
 export class ChargeMeter {
@@ -12,7 +12,7 @@ export class ChargeMeter {
     const amount = usdToAtomic(usd);
     if (amount <= 0n) throw new Error(`A charge must be positive: ${usd}`);
     if (this.total + amount > this.maxAtomic) {
-      throw new ApiError(
+      throw new FortuneError(
         "CHARGE_OVER_CAP",
         `Charging ${usd} would pass the authorised ${atomicToUsd(this.maxAtomic)}.`,
       );

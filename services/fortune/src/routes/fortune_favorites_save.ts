@@ -1,5 +1,6 @@
-import { ApiError, createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
+import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import { FAVORITE_TEXT, MAX_FAVORITES } from "../domain/favorites.ts";
+import { FortuneError } from "../errors.ts";
 import { Favorite } from "./fortune_favorites_list.ts";
 import { type FortuneApp, type RouteDeps, SIWX_RESPONSES, SIWX_SECURITY } from "./shared.ts";
 
@@ -30,11 +31,11 @@ export function registerFortuneFavoritesSave(app: FortuneApp, deps: RouteDeps): 
     if (identity instanceof Response) return identity as never;
     const saved = await deps.favorites.save(identity.wallet, fortune);
     if (saved.kind === "limit") {
-      throw new ApiError("FAVORITES_LIMIT", `A wallet keeps at most ${MAX_FAVORITES} favorites.`, {
+      throw new FortuneError("FAVORITES_LIMIT", `A wallet keeps at most ${MAX_FAVORITES} favorites.`, {
         limit: MAX_FAVORITES,
       });
     }
-    if (saved.kind === "exists") throw new ApiError("FAVORITE_EXISTS", "This fortune is already saved.");
+    if (saved.kind === "exists") throw new FortuneError("FAVORITE_EXISTS", "This fortune is already saved.");
     const { favorite, count } = saved;
     return c.json(
       {

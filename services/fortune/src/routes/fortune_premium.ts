@@ -1,5 +1,6 @@
-import { ApiError, createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
+import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import { PREMIUM_CATEGORIES, PRICES, premiumCharge } from "../domain/pricing.ts";
+import { FortuneError } from "../errors.ts";
 import { type FortuneApp, PAID_RESPONSES, paymentInfo, type RouteDeps } from "./shared.ts";
 
 const PremiumRequest = z.object({ category: z.enum(PREMIUM_CATEGORIES) }).openapi("PremiumRequest");
@@ -8,7 +9,7 @@ const PremiumFortune = z
   .openapi("PremiumFortune");
 
 const rateLimited = (category: string, retryAfterSeconds: number) =>
-  new ApiError(
+  new FortuneError(
     "RATE_LIMITED",
     `The ${category} category has had its premium fortunes for now; try another category.`,
     { category, retryAfterSeconds },
