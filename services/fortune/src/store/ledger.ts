@@ -1,7 +1,12 @@
 import { newId } from "@app/core";
 import type { Queryable } from "@app/db";
 
-export type PaymentState = "verified" | "settled" | "failed" | "canceled";
+/**
+ * Where a payment stands: `verified` (claimed, handler running), `pending` (settlement broadcast,
+ * not yet confirmed), `accrued` (covered by session vouchers, channel not yet settled), then
+ * `settled`, `failed` or `canceled`.
+ */
+export type PaymentState = "verified" | "pending" | "accrued" | "settled" | "failed" | "canceled";
 
 export type PaymentRecord = {
   id: string;
