@@ -1,5 +1,8 @@
+import { createTextSealer } from "@app/core";
+import { createDbStore } from "@app/payments";
 import { migrateService } from "@app/runtime";
 import { test } from "@app/testkit";
+import { Store } from "mppx/server";
 import { describe, expect } from "vitest";
 import { fortuneService } from "../src/service.ts";
 import { purgeExpired } from "../src/store/housekeeping.ts";
@@ -20,16 +23,17 @@ describe("housekeeping", () => {
         new Date(now.getTime() + minute),
       ],
     );
-    const marker = (expires: number) => JSON.stringify({ expires, type: "mppx:replay" });
-    await db.query(
-      `INSERT INTO fortune.mpp_store (key, value) VALUES
-         ('mppx:charge:0xold', $1), ('mppx:charge:0xnew', $2), ('0xchannel', $3)`,
-      [
-        marker(now.getTime() - minute),
-        marker(now.getTime() + minute),
-        JSON.stringify({ spent: "100#__bigint" }),
-      ],
-    );
+    // Written as the service writes them: through mppx's own replay claim, into the sealed store.
+    const store = createDbStore({
+      db,
+      table: "fortune.mpp_store",
+      sealer: createTextSealer("a-test-secret-of-at-least-32-characters", "fortune.mpp_store"),
+    });
+    expect(await Store.tryClaim(store, "mppx:charge:0xold", now.getTime() - minute)).toBe(true);
+    expect(await Store.tryClaim(store, "mppx:charge:0xnew", now.getTime() + minute)).toBe(true);
+    await store.put("0xchannel", { spent: 100n, highestVoucher: null });
+    const sealed = await db.query<{ value: string }>("SELECT value FROM fortune.mpp_store");
+    expect(sealed.every((row) => !row.value.includes("mppx:replay"))).toBe(true);
     expect(await purgeExpired(db, now)).toEqual({ nonces: 1, replayMarkers: 1 });
     expect(await db.query("SELECT nonce FROM fortune.siwx_nonces ORDER BY nonce")).toEqual([
       { nonce: "live" },

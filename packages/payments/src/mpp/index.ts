@@ -50,4 +50,10 @@ export {
   type MppStreamResult,
   type SessionPrice,
 } from "./rails.ts";
-export { createDbStore, type DbStoreOptions, mppStoreTableSql } from "./store.ts";
+export {
+  createDbStore,
+  type DbStoreOptions,
+  expiryOf,
+  mppStoreTableSql,
+  purgeExpiredEntries,
+} from "./store.ts";

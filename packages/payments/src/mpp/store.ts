@@ -46,8 +46,26 @@ export function mppStoreTableSql(table: string): string {
   return `CREATE TABLE IF NOT EXISTS ${qualifiedName(table)} (
   key text PRIMARY KEY,
   value text NOT NULL,
+  expires_at timestamptz,
   updated_at timestamptz NOT NULL DEFAULT now()
 );`;
+}
+
+/**
+ * When a stored value stops mattering: mppx's replay markers (`{expires, type: "mppx:replay"}`)
+ * carry their own expiry; channel state and the rest never expire. Kept in its own column,
+ * since the value itself is sealed, so expired rows can be purged with one indexed delete.
+ */
+export function expiryOf(value: unknown): Date | null {
+  if (typeof value !== "object" || value === null) return null;
+  const { expires, type } = value as { expires?: unknown; type?: unknown };
+  return type === "mppx:replay" && typeof expires === "number" ? new Date(expires) : null;
+}
+
+/** Deletes the rows of a store table whose values expired before `now`; how many went. */
+export async function purgeExpiredEntries(db: Queryable, table: string, now: Date): Promise<number> {
+  const rows = await db.query(`DELETE FROM ${qualifiedName(table)} WHERE expires_at < $1 RETURNING 1`, [now]);
+  return rows.length;
 }
 
 /** Thrown inside a transaction when a concurrent transaction inserted the same new key first. */
@@ -70,11 +88,11 @@ export function createDbStore(options: DbStoreOptions): Store.AtomicStore {
   const decode = (key: string, stored: string): unknown =>
     Json.parse(options.sealer ? options.sealer.open(stored, key) : stored);
 
-  const upsert = (q: Queryable, key: string, value: string): Promise<unknown> =>
+  const upsert = (q: Queryable, key: string, value: unknown): Promise<unknown> =>
     q.query(
-      `INSERT INTO ${table} (key, value) VALUES ($1, $2)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
-      [key, value],
+      `INSERT INTO ${table} (key, value, expires_at) VALUES ($1, $2, $3)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, updated_at = now()`,
+      [key, encode(key, value), expiryOf(value)],
     );
 
   const updateOnce = <R>(key: string, fn: (current: unknown) => Store.Change<unknown, R>): Promise<R> =>
@@ -86,12 +104,17 @@ export function createDbStore(options: DbStoreOptions): Store.AtomicStore {
       const change = fn(row ? decode(key, row.value) : null);
       if (change.op === "set") {
         const value = encode(key, change.value);
+        const expiresAt = expiryOf(change.value);
         if (row) {
-          await tx.query(`UPDATE ${table} SET value = $2, updated_at = now() WHERE key = $1`, [key, value]);
+          await tx.query(
+            `UPDATE ${table} SET value = $2, expires_at = $3, updated_at = now() WHERE key = $1`,
+            [key, value, expiresAt],
+          );
         } else {
           const inserted = await tx.query(
-            `INSERT INTO ${table} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING RETURNING key`,
-            [key, value],
+            `INSERT INTO ${table} (key, value, expires_at) VALUES ($1, $2, $3)
+             ON CONFLICT (key) DO NOTHING RETURNING key`,
+            [key, value, expiresAt],
           );
           if (inserted.length === 0) throw new LostInsertRace();
         }
@@ -107,7 +130,7 @@ export function createDbStore(options: DbStoreOptions): Store.AtomicStore {
       return rows[0] ? decode(key, rows[0].value) : null;
     },
     async put(key: string, value: unknown) {
-      await upsert(db, key, encode(key, value));
+      await upsert(db, key, value);
     },
     async delete(key: string) {
       await db.query(`DELETE FROM ${table} WHERE key = $1`, [key]);

@@ -1,5 +1,6 @@
 import type { Clock, Logger } from "@app/core";
 import type { Database } from "@app/db";
+import { purgeExpiredEntries } from "@app/payments";
 
 /**
  * Deletes what can never be used again: SIWX nonces past their expiry, and MPP
@@ -11,13 +12,8 @@ export async function purgeExpired(
   now: Date,
 ): Promise<{ nonces: number; replayMarkers: number }> {
   const nonces = await db.query("DELETE FROM fortune.siwx_nonces WHERE expires_at < $1 RETURNING 1", [now]);
-  const markers = await db.query(
-    `DELETE FROM fortune.mpp_store
-     WHERE value LIKE '%"type":"mppx:replay"%' AND (value::jsonb ->> 'expires')::bigint < $1
-     RETURNING 1`,
-    [now.getTime()],
-  );
-  return { nonces: nonces.length, replayMarkers: markers.length };
+  const replayMarkers = await purgeExpiredEntries(db, "fortune.mpp_store", now);
+  return { nonces: nonces.length, replayMarkers };
 }
 
 /** Runs {@link purgeExpired} now and then every `everyMs`; the returned function stops it. */
