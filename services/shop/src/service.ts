@@ -8,5 +8,5 @@ export const shopService: ServiceDefinition<ShopConfig> = {
   title: "Shop API",
   loadConfig: loadShopConfig,
   migrations: new URL("../migrations/", import.meta.url),
-  build: async ({ db, logger }) => ({ app: createApp({ db, logger }) }),
+  build: async ({ config, db, logger }) => ({ app: createApp({ db, logger, limits: config.limits }) }),
 };
