@@ -1,6 +1,15 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type Env, isSecretName, loadConfig, type Stoppable, settings, z } from "@app/core";
+import {
+  createLogger,
+  type Env,
+  isSecretName,
+  loadConfig,
+  routeConsoleTo,
+  type Stoppable,
+  settings,
+  z,
+} from "@app/core";
 import { openDatabase } from "@app/db";
 import {
   type BaseServiceConfig,
@@ -33,6 +42,7 @@ export async function startPlatform(
 ): Promise<RunningPlatform> {
   const launcher = loadConfig(launcherVariables, env);
   const configs = definitions.map((definition) => definition.loadConfig(env) as BaseServiceConfig);
+  routeConsoleTo(createLogger({ name: "console", level: configs[0]?.logLevel ?? "info" }));
   const db = await openDatabase({ url: launcher.DATABASE_URL, dataDir: launcher.DATA_DIR });
   const started: StartedService[] = [];
   const stop = async () => {
@@ -54,7 +64,9 @@ export async function startPlatform(
   }
   await mkdir(launcher.DATA_DIR, { recursive: true });
   const manifestPath = join(launcher.DATA_DIR, "local.json");
-  await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  // It holds the demo wallet's private key: readable by its owner only.
+  await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+  await chmod(manifestPath, 0o600);
   return { manifest, manifestPath, stop };
 }
 

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -72,6 +72,7 @@ describe("npm start (the local launcher)", () => {
     try {
       await waitFor(() => first.output().includes("Ctrl-C stops everything"), "the banner");
       const manifest = JSON.parse(await readFile(join(dataDir, "local.json"), "utf8")) as LocalManifest;
+      expect((await stat(join(dataDir, "local.json"))).mode & 0o777).toBe(0o600);
       expect(Object.keys(manifest.services).sort()).toEqual(platformServices.map((s) => s.name).sort());
       const demo = manifest.credentials.demoWallet as { address: string; privateKey: string };
       expect(demo.privateKey).toMatch(/^0x[0-9a-f]{64}$/);

@@ -10,6 +10,7 @@ export {
 } from "./app.ts";
 export { type Clock, systemClock, toIso } from "./clock.ts";
 export { ConfigError, type Env, loadConfig, settings } from "./config.ts";
+export { errorSummary, routeConsoleTo, scrubUrls } from "./console.ts";
 export { createTextSealer, type TextSealer } from "./crypto/sealer.ts";
 export {
   ApiError,

@@ -1,4 +1,5 @@
 import { type DestinationStream, type LoggerOptions, pino } from "pino";
+import { errorSummary } from "./console.ts";
 
 export type Logger = pino.Logger;
 
@@ -72,7 +73,7 @@ export function createLogger(config: LoggerConfig, destination?: DestinationStre
     name: config.name,
     level: config.level,
     redact: { paths: REDACT_PATHS, censor: REDACTED },
-    serializers: { headers: redactHeaders, err: pino.stdSerializers.err },
+    serializers: { headers: redactHeaders, err: errorSummary },
     timestamp: pino.stdTimeFunctions.isoTime,
     base: undefined,
   };

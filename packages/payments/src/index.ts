@@ -30,6 +30,7 @@ export {
 export { isMessageSignedBy, isTypedDataSignedBy, recoverSigner } from "./crypto/signatures.ts";
 export { LOCAL_DEV_ACCOUNTS, LOCAL_DEV_MNEMONIC, type LocalDevAccount } from "./dev-accounts.ts";
 export * from "./mpp/index.ts";
+export { type CdpApiKey, cdpFacilitatorAuth, cdpJwt } from "./x402/cdp-auth.ts";
 export {
   createFacilitator,
   createHostedFacilitator,
@@ -40,3 +41,9 @@ export {
   type LocalFacilitatorClient,
   type LocalFacilitatorOptions,
 } from "./x402/local-facilitator.ts";
+export {
+  type AuthorizationFacts,
+  EvmSettlementChain,
+  type SettlementChain,
+  type SettlementOutcome,
+} from "./x402/settlement-chain.ts";

@@ -1,4 +1,12 @@
-import { createLogger, type Env, type Logger, type RunningServer, runMain, serveApp } from "@app/core";
+import {
+  createLogger,
+  type Env,
+  type Logger,
+  type RunningServer,
+  routeConsoleTo,
+  runMain,
+  serveApp,
+} from "@app/core";
 import { type Database, loadMigrations, migrate, openDatabase } from "@app/db";
 import type { BaseServiceConfig, ServiceDefinition } from "./definition.ts";
 
@@ -59,6 +67,7 @@ export function runStandalone<Config extends BaseServiceConfig>(
 ): Promise<void> {
   return runMain(async () => {
     const config = definition.loadConfig(env);
+    routeConsoleTo(createLogger({ name: "console", level: config.logLevel }));
     const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
     const service = await startService(definition, config, db);
     process.stdout.write(`${definition.title} listening on ${service.url} (docs: ${service.url}/docs)\n`);

@@ -1,5 +1,6 @@
 import { createServiceApp, type Logger, type ServiceApp } from "@app/core";
 import { type Database, pingDatabase } from "@app/db";
+import type { SessionBilling } from "./payments/session-billing.ts";
 import { GUIDANCE, registerDiscovery } from "./routes/discovery.ts";
 import { registerFortune } from "./routes/fortune.ts";
 import { registerFortuneDynamic } from "./routes/fortune_dynamic.ts";
@@ -11,14 +12,13 @@ import { registerFortunePremium } from "./routes/fortune_premium.ts";
 import { registerFortuneProfile } from "./routes/fortune_profile.ts";
 import { registerFortuneStream } from "./routes/fortune_stream.ts";
 import type { RouteDeps } from "./routes/shared.ts";
-import type { PaymentLedger } from "./store/ledger.ts";
 
 /** What the fortune app is built from. */
 export type FortuneDeps = RouteDeps & {
   db: Database;
   logger: Logger;
   origin: () => URL;
-  ledger: PaymentLedger;
+  sessionBilling: SessionBilling;
 };
 
 /** The fortune service's Hono app: paid and SIWX routes, discovery, health. */

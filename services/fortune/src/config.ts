@@ -12,6 +12,9 @@ const variables = z.object({
   FORTUNE_CHAIN_ID: z.coerce.number().int().positive().default(1337),
   FORTUNE_FACILITATOR_URL: z.url().optional(),
   FORTUNE_FACILITATOR_TOKEN: z.string().min(1).optional(),
+  FORTUNE_CDP_API_KEY_ID: z.string().min(1).optional(),
+  FORTUNE_CDP_API_KEY_SECRET: z.string().min(1).optional(),
+  FORTUNE_X402_RPC_URL: z.url().optional(),
   FORTUNE_X402_NETWORK: z
     .string()
     .regex(/^eip155:\d+$/, "must be a CAIP-2 EVM network like eip155:8453")
@@ -25,7 +28,9 @@ const variables = z.object({
   FORTUNE_MPP_CURRENCY: address.optional(),
   FORTUNE_MPP_OPERATOR_KEY: privateKey.optional(),
   FORTUNE_MPP_SECRET_KEY: z.string().min(32, "must be at least 32 characters").optional(),
+  FORTUNE_MPP_REALM: z.string().min(1).optional(),
   FORTUNE_STREAM_VOUCHER_WAIT_SECONDS: z.coerce.number().positive().default(30),
+  FORTUNE_SESSION_SETTLE_SECONDS: z.coerce.number().positive().default(60),
   FORTUNE_PREMIUM_LIMIT: z.coerce.number().int().positive().default(3),
   FORTUNE_PREMIUM_WINDOW_HOURS: z.coerce.number().positive().default(24),
   FORTUNE_TEXT_URL: z.url().optional(),
@@ -33,77 +38,124 @@ const variables = z.object({
   FORTUNE_TEXT_MODEL: z.string().min(1).default("gpt-4o-mini"),
 });
 
+/** How the service authenticates to a hosted facilitator. */
+export type FacilitatorAuth =
+  | { kind: "none" }
+  | { kind: "bearer"; token: string }
+  /** Coinbase Developer Platform: a JWT per request, signed with the API key. */
+  | { kind: "cdp"; keyId: string; secret: string };
+
+/** The hosted rails: a facilitator and networks from config; nothing local is started. */
+export type HostedRailsConfig = {
+  mode: "hosted";
+  facilitatorUrl: string;
+  facilitatorAuth: FacilitatorAuth;
+  network: `eip155:${number}`;
+  /** A JSON-RPC endpoint of the x402 network: settlements the facilitator did not confirm are looked up there. */
+  x402RpcUrl: string;
+  asset: { address: `0x${string}`; name: string; version: string };
+  payTo: `0x${string}`;
+  mpp: {
+    rpcUrl: string;
+    chainId: number;
+    currency: `0x${string}`;
+    operatorKey: `0x${string}`;
+    secretKey: string;
+  };
+};
+
 /** Where the rails run: a local chain started by the service, or hosted networks from config. */
-export type RailsConfig =
-  | { mode: "local"; chainPort: number; chainId: number }
-  | {
-      mode: "hosted";
-      facilitatorUrl: string;
-      facilitatorToken?: string;
-      network: `eip155:${number}`;
-      asset: { address: `0x${string}`; name: string; version: string };
-      payTo: `0x${string}`;
-      mpp: {
-        rpcUrl: string;
-        chainId: number;
-        currency: `0x${string}`;
-        operatorKey: `0x${string}`;
-        secretKey: string;
-      };
-    };
+export type RailsConfig = { mode: "local"; chainPort: number; chainId: number } | HostedRailsConfig;
 
 export type FortuneConfig = BaseServiceConfig & {
   /** The origin clients reach the service at (SIWX domain and URI are checked against it); default: where it listens. */
   publicUrl?: string;
+  /** The realm MPP challenges name (the public host by default). */
+  mppRealm: string;
   rails: RailsConfig;
   premiumLimit: { perCategory: number; windowMs: number };
   /** How long a stream waits for the voucher paying its next token before it ends. */
   voucherWaitMs: number;
+  /** MPP session vouchers are settled on chain at most this long after they were billed. */
+  sessionSettleMs: number;
   text?: { baseUrl: string; apiKey?: string; model: string };
 };
 
 type Variables = z.infer<typeof variables>;
 
-const HOSTED_REQUIRED = [
-  "FORTUNE_FACILITATOR_URL",
-  "FORTUNE_X402_NETWORK",
-  "FORTUNE_X402_ASSET",
-  "FORTUNE_X402_ASSET_NAME",
-  "FORTUNE_X402_ASSET_VERSION",
-  "FORTUNE_PAY_TO",
-  "FORTUNE_MPP_RPC_URL",
-  "FORTUNE_MPP_CURRENCY",
-  "FORTUNE_MPP_OPERATOR_KEY",
-  "FORTUNE_MPP_SECRET_KEY",
-] as const satisfies readonly (keyof Variables)[];
+const hex = <T extends string>(schema: z.ZodType<string>) => schema.transform((value) => value as T);
+
+/** What hosted mode needs, each variable required. */
+const hostedVariables = z.object({
+  FORTUNE_FACILITATOR_URL: z.url(),
+  FORTUNE_X402_NETWORK: z.string().transform((value) => value as `eip155:${number}`),
+  FORTUNE_X402_RPC_URL: z.url(),
+  FORTUNE_X402_ASSET: hex<`0x${string}`>(address),
+  FORTUNE_X402_ASSET_NAME: z.string(),
+  FORTUNE_X402_ASSET_VERSION: z.string(),
+  FORTUNE_PAY_TO: hex<`0x${string}`>(address),
+  FORTUNE_MPP_RPC_URL: z.url(),
+  FORTUNE_MPP_CURRENCY: hex<`0x${string}`>(address),
+  FORTUNE_MPP_OPERATOR_KEY: hex<`0x${string}`>(privateKey),
+  FORTUNE_MPP_SECRET_KEY: z.string(),
+});
+
+function facilitatorAuth(env: Variables): FacilitatorAuth {
+  if (env.FORTUNE_CDP_API_KEY_ID && env.FORTUNE_CDP_API_KEY_SECRET) {
+    return { kind: "cdp", keyId: env.FORTUNE_CDP_API_KEY_ID, secret: env.FORTUNE_CDP_API_KEY_SECRET };
+  }
+  if (env.FORTUNE_CDP_API_KEY_ID || env.FORTUNE_CDP_API_KEY_SECRET) {
+    throw new ConfigError(["FORTUNE_CDP_API_KEY_ID and FORTUNE_CDP_API_KEY_SECRET: set both, or neither"]);
+  }
+  return env.FORTUNE_FACILITATOR_TOKEN
+    ? { kind: "bearer", token: env.FORTUNE_FACILITATOR_TOKEN }
+    : { kind: "none" };
+}
 
 function railsConfig(env: Variables): RailsConfig {
   if (env.FORTUNE_RAILS === "local") {
     return { mode: "local", chainPort: env.FORTUNE_CHAIN_PORT, chainId: env.FORTUNE_CHAIN_ID };
   }
-  const missing = HOSTED_REQUIRED.filter((name) => env[name] === undefined);
-  if (missing.length > 0) {
+  const hosted = hostedVariables.safeParse(env);
+  if (!hosted.success) {
+    const missing = [...new Set(hosted.error.issues.map((issue) => String(issue.path[0])))];
     throw new ConfigError(missing.map((name) => `${name}: required when FORTUNE_RAILS=hosted`));
   }
+  const required = hosted.data;
   return {
     mode: "hosted",
-    facilitatorUrl: env.FORTUNE_FACILITATOR_URL as string,
-    facilitatorToken: env.FORTUNE_FACILITATOR_TOKEN,
-    network: env.FORTUNE_X402_NETWORK as `eip155:${number}`,
+    facilitatorUrl: required.FORTUNE_FACILITATOR_URL,
+    facilitatorAuth: facilitatorAuth(env),
+    network: required.FORTUNE_X402_NETWORK,
+    x402RpcUrl: required.FORTUNE_X402_RPC_URL,
     asset: {
-      address: env.FORTUNE_X402_ASSET as `0x${string}`,
-      name: env.FORTUNE_X402_ASSET_NAME as string,
-      version: env.FORTUNE_X402_ASSET_VERSION as string,
+      address: required.FORTUNE_X402_ASSET,
+      name: required.FORTUNE_X402_ASSET_NAME,
+      version: required.FORTUNE_X402_ASSET_VERSION,
     },
-    payTo: env.FORTUNE_PAY_TO as `0x${string}`,
+    payTo: required.FORTUNE_PAY_TO,
     mpp: {
-      rpcUrl: env.FORTUNE_MPP_RPC_URL as string,
+      rpcUrl: required.FORTUNE_MPP_RPC_URL,
       chainId: env.FORTUNE_MPP_CHAIN_ID,
-      currency: env.FORTUNE_MPP_CURRENCY as `0x${string}`,
-      operatorKey: env.FORTUNE_MPP_OPERATOR_KEY as `0x${string}`,
-      secretKey: env.FORTUNE_MPP_SECRET_KEY as string,
+      currency: required.FORTUNE_MPP_CURRENCY,
+      operatorKey: required.FORTUNE_MPP_OPERATOR_KEY,
+      secretKey: required.FORTUNE_MPP_SECRET_KEY,
     },
   };
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
+
+/**
+ * The public origin, required when the service listens beyond loopback: SIWX messages and 402
+ * resources name it, and the listening address (`0.0.0.0:3001`) is nobody's origin.
+ */
+function publicUrl(env: Variables, host: string): string | undefined {
+  const url = env.FORTUNE_PUBLIC_URL?.replace(/\/$/, "");
+  if (!url && !LOOPBACK.test(host)) {
+    throw new ConfigError([`FORTUNE_PUBLIC_URL: required when HOST (${host}) is not a loopback address`]);
+  }
+  return url;
 }
 
 /** Reads the fortune service's settings from the environment, once, failing fast on bad values. */
@@ -112,13 +164,15 @@ export function loadFortuneConfig(env: Env): FortuneConfig {
   const base = toBaseConfig(parsed, parsed.FORTUNE_PORT);
   return {
     ...base,
-    publicUrl: parsed.FORTUNE_PUBLIC_URL?.replace(/\/$/, ""),
+    publicUrl: publicUrl(parsed, base.host),
+    mppRealm: parsed.FORTUNE_MPP_REALM ?? new URL(parsed.FORTUNE_PUBLIC_URL ?? "http://fortune").host,
     rails: railsConfig(parsed),
     premiumLimit: {
       perCategory: parsed.FORTUNE_PREMIUM_LIMIT,
       windowMs: parsed.FORTUNE_PREMIUM_WINDOW_HOURS * 3600_000,
     },
     voucherWaitMs: parsed.FORTUNE_STREAM_VOUCHER_WAIT_SECONDS * 1000,
+    sessionSettleMs: parsed.FORTUNE_SESSION_SETTLE_SECONDS * 1000,
     text: parsed.FORTUNE_TEXT_URL
       ? {
           baseUrl: parsed.FORTUNE_TEXT_URL,

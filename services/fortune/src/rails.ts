@@ -1,17 +1,21 @@
 import { join } from "node:path";
-import { createTextSealer, type Logger } from "@app/core";
+import { createTextSealer, type Logger, scrubUrls } from "@app/core";
 import type { Database } from "@app/db";
 import {
   bootstrapLocalChain,
+  cdpFacilitatorAuth,
   createDbStore,
   createHostedFacilitator,
   createLocalFacilitator,
   createMppRails,
+  EvmSettlementChain,
   LOCAL_DEV_ACCOUNTS,
+  type MppRailsConfig,
+  type SessionChannels,
   startAnvil,
   startLocalTempo,
 } from "@app/payments";
-import type { FortuneConfig } from "./config.ts";
+import type { FortuneConfig, HostedRailsConfig } from "./config.ts";
 import { MppRail } from "./payments/mpp-rail.ts";
 import { FacilitatorX402Rail, type X402Rail } from "./payments/x402-rail.ts";
 
@@ -21,6 +25,10 @@ export type Rails = {
   mpp: MppRail;
   /** The MPP currency advertised in discovery. */
   mppCurrency: `0x${string}`;
+  /** MPP session channels outside a request, for the settler. */
+  sessionChannels: SessionChannels;
+  /** The service's HMAC secret (the MPP secret), from which other keys are derived (SIWX nonces). */
+  secret: string;
   credentials: Record<string, unknown>;
   stop(): Promise<void>;
 };
@@ -32,13 +40,19 @@ const DEMO_FUNDS_USD = "100";
  * The HMAC key of local MPP challenges. LOCAL CHAINS ONLY: hosted mode takes
  * `FORTUNE_MPP_SECRET_KEY` from config.
  */
-const LOCAL_MPP_SECRET = "local-chain-only-mpp-challenge-secret-0001";
+export const LOCAL_MPP_SECRET = "local-chain-only-mpp-challenge-secret-0001";
 
 type LocalConfig = FortuneConfig & { rails: { mode: "local" } };
 type HostedConfig = FortuneConfig & { rails: { mode: "hosted" } };
 
+/** What the rails report back to the service. */
+export type RailsHooks = {
+  /** A session channel's settlement or close confirmed on chain (mppx's `onSessionSettlement`). */
+  onSessionSettlement?: MppRailsConfig["onSessionSettlement"];
+};
+
 /** The MPP store; its values (channel state with the payers' vouchers) are sealed with a key derived from `secret`. */
-const mppStore = (db: Database, secret: string) =>
+export const mppStore = (db: Database, secret: string) =>
   createDbStore({ db, table: "fortune.mpp_store", sealer: createTextSealer(secret, "fortune.mpp_store") });
 
 /**
@@ -46,7 +60,12 @@ const mppStore = (db: Database, secret: string) =>
  * the Permit2 proxies and the channel reserve, runs an in-process x402 facilitator
  * and the MPP servers on the reserve's RPC shim, and funds the demo payer.
  */
-async function localRails(config: LocalConfig, db: Database, logger: Logger): Promise<Rails> {
+async function localRails(
+  config: LocalConfig,
+  db: Database,
+  logger: Logger,
+  hooks: RailsHooks,
+): Promise<Rails> {
   const dir = join(config.dataDir, "chain");
   const anvil = await startAnvil({
     host: "127.0.0.1",
@@ -90,23 +109,32 @@ async function localRails(config: LocalConfig, db: Database, logger: Logger): Pr
       recipient: payee,
       operatorPrivateKey: LOCAL_DEV_ACCOUNTS.mppOperator.privateKey,
       secretKey: LOCAL_MPP_SECRET,
-      realm: "fortune",
+      realm: config.mppRealm,
       store: mppStore(db, LOCAL_MPP_SECRET),
       voucherWaitMs: config.voucherWaitMs,
+      onSessionSettlement: hooks.onSessionSettlement,
     });
     logger.info(
       { rpcUrl: anvil.rpcUrl, tempoRpcUrl: tempo.rpcUrl, asset: chain.asset.address },
       "local chain ready",
     );
     return {
+      secret: LOCAL_MPP_SECRET,
       x402: new FacilitatorX402Rail({
         facilitator,
         network: chain.network,
         asset: { ...chain.asset },
         payTo: payee,
+        chain: new EvmSettlementChain(anvil.rpcUrl),
       }),
-      mpp: new MppRail(mpp, { chainId: tempo.chainId, currency: tempo.currency }),
+      mpp: new MppRail(mpp, {
+        rpcUrl: tempo.rpcUrl,
+        chainId: tempo.chainId,
+        currency: tempo.currency,
+        recipient: payee,
+      }),
       mppCurrency: tempo.currency,
+      sessionChannels: mpp.channels,
       credentials: {
         demoWallet: { address: payer.address, privateKey: payer.privateKey, note: "local chain only" },
         chain: {
@@ -125,10 +153,26 @@ async function localRails(config: LocalConfig, db: Database, logger: Logger): Pr
   }
 }
 
-/** Hosted mode: a facilitator URL, networks and keys from config; nothing local is started. */
-function hostedRails(config: HostedConfig, db: Database): Rails {
+/** The headers a hosted facilitator is called with: none, a fixed bearer token, or a CDP JWT per request. */
+function facilitatorAuthHeaders(rails: HostedRailsConfig) {
+  const auth = rails.facilitatorAuth;
+  if (auth.kind === "cdp")
+    return cdpFacilitatorAuth({ keyId: auth.keyId, secret: auth.secret }, rails.facilitatorUrl);
+  return auth.kind === "bearer" ? { Authorization: `Bearer ${auth.token}` } : undefined;
+}
+
+/**
+ * Hosted mode: a facilitator URL, networks and keys from config; nothing local is started. The
+ * facilitator must answer `/supported` with both schemes on the configured network, or the
+ * service does not start: a gap found at start beats one found by the first payer.
+ */
+async function hostedRails(
+  config: HostedConfig,
+  db: Database,
+  logger: Logger,
+  hooks: RailsHooks,
+): Promise<Rails> {
   const rails = config.rails;
-  const token = rails.facilitatorToken;
   const mpp = createMppRails({
     rpcUrl: rails.mpp.rpcUrl,
     chainId: rails.mpp.chainId,
@@ -137,30 +181,49 @@ function hostedRails(config: HostedConfig, db: Database): Rails {
     recipient: rails.payTo,
     operatorPrivateKey: rails.mpp.operatorKey,
     secretKey: rails.mpp.secretKey,
-    realm: "fortune",
+    realm: config.mppRealm,
     store: mppStore(db, rails.mpp.secretKey),
     voucherWaitMs: config.voucherWaitMs,
+    onSessionSettlement: hooks.onSessionSettlement,
   });
-  return {
-    x402: new FacilitatorX402Rail({
-      facilitator: createHostedFacilitator({
-        url: rails.facilitatorUrl,
-        authHeaders: token ? { Authorization: `Bearer ${token}` } : undefined,
-      }),
-      network: rails.network,
-      asset: { ...rails.asset, decimals: 6 },
-      payTo: rails.payTo,
+  const x402 = new FacilitatorX402Rail({
+    facilitator: createHostedFacilitator({
+      url: rails.facilitatorUrl,
+      authHeaders: facilitatorAuthHeaders(rails),
     }),
-    mpp: new MppRail(mpp, { chainId: rails.mpp.chainId, currency: rails.mpp.currency }),
+    network: rails.network,
+    asset: { ...rails.asset, decimals: 6 },
+    chain: new EvmSettlementChain(rails.x402RpcUrl),
+    payTo: rails.payTo,
+  });
+  await x402.checkSupported().catch((error: Error) => {
+    throw new Error(`the x402 facilitator at ${scrubUrls(rails.facilitatorUrl)} ${error.message}`);
+  });
+  logger.info({ network: rails.network }, "the hosted facilitator supports exact and upto");
+  return {
+    secret: rails.mpp.secretKey,
+    x402,
+    mpp: new MppRail(mpp, {
+      rpcUrl: rails.mpp.rpcUrl,
+      chainId: rails.mpp.chainId,
+      currency: rails.mpp.currency,
+      recipient: rails.payTo,
+    }),
     mppCurrency: rails.mpp.currency,
+    sessionChannels: mpp.channels,
     credentials: {},
     stop: async () => undefined,
   };
 }
 
 /** The rails the configuration selects. */
-export function startRails(config: FortuneConfig, db: Database, logger: Logger): Promise<Rails> {
+export function startRails(
+  config: FortuneConfig,
+  db: Database,
+  logger: Logger,
+  hooks: RailsHooks = {},
+): Promise<Rails> {
   return config.rails.mode === "local"
-    ? localRails(config as LocalConfig, db, logger)
-    : Promise.resolve(hostedRails(config as HostedConfig, db));
+    ? localRails(config as LocalConfig, db, logger, hooks)
+    : hostedRails(config as HostedConfig, db, logger, hooks);
 }

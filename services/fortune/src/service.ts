@@ -4,6 +4,9 @@ import { createApp } from "./app.ts";
 import { type FortuneConfig, loadFortuneConfig } from "./config.ts";
 import { SiwxAuthenticator } from "./identity/siwx.ts";
 import { PaymentGate } from "./payments/gate.ts";
+import { PaymentReconciler } from "./payments/reconciler.ts";
+import { SessionBilling } from "./payments/session-billing.ts";
+import { describeFailure, SessionSettler } from "./payments/session-settler.ts";
 import { startRails } from "./rails.ts";
 import { EntitlementStore } from "./store/entitlements.ts";
 import { FavoritesStore } from "./store/favorites.ts";
@@ -22,20 +25,49 @@ export const fortuneService: ServiceDefinition<FortuneConfig> = {
   loadConfig: loadFortuneConfig,
   migrations: new URL("../migrations/", import.meta.url),
   async build({ config, db, logger }) {
-    const rails = await startRails(config, db, logger);
+    const rails = await startRails(config, db, logger, {
+      // mppx reports a client's close here (and swallows errors: they are logged).
+      onSessionSettlement: ({ channelId, txHash, amount, trigger }) =>
+        sessionBilling
+          .settled({ channelId, txHash, amount, closed: trigger === "close" })
+          .catch((error: unknown) =>
+            logger.error(
+              { channelId, reason: describeFailure(error) },
+              "could not record a session settlement",
+            ),
+          ),
+    });
+    const sessionBilling = new SessionBilling(db, rails.sessionChannels);
+    const sessionSettler = new SessionSettler({
+      db,
+      channels: rails.sessionChannels,
+      billing: sessionBilling,
+      logger,
+      intervalMs: config.sessionSettleMs,
+    });
     // The public origin SIWX is checked against: configured, or where the service listens.
     let origin = new URL(config.publicUrl ?? `http://${config.host}:${config.port}`);
     const clock = systemClock;
-    const siwx = new SiwxAuthenticator(db, { origin: () => origin, network: rails.x402.network, clock });
+    const siwx = new SiwxAuthenticator(db, {
+      origin: () => origin,
+      network: rails.x402.network,
+      clock,
+      nonceSecret: rails.secret,
+    });
     const ledger = new PaymentLedger(db);
+    const idempotency = new IdempotencyStore(db, () => clock.now());
+    const premium = new PremiumUsage(db, config.premiumLimit, clock);
     const gate = new PaymentGate({
       x402: rails.x402,
       mpp: rails.mpp,
       siwx,
       ledger,
-      idempotency: new IdempotencyStore(db),
+      idempotency,
       entitlements: new EntitlementStore(db),
       origin: () => origin,
+      clock,
+      logger,
+      onPaymentFailed: (paymentId) => premium.releaseForPayment(paymentId),
     });
     const writer: FortuneWriter = config.text
       ? new OpenAiCompatibleWriter(config.text)
@@ -48,14 +80,22 @@ export const fortuneService: ServiceDefinition<FortuneConfig> = {
       siwx,
       writer,
       favorites: new FavoritesStore(db),
-      premium: new PremiumUsage(db, config.premiumLimit, clock),
+      premium,
       mpp: rails.mpp,
-      ledger,
+      sessionBilling,
       mppCurrency: rails.mppCurrency,
       mppMethod: "tempo",
       origin: () => origin,
     });
     const stopHousekeeping = startHousekeeping(db, clock, logger);
+    const stopReconciler = new PaymentReconciler({
+      ledger,
+      idempotency,
+      settlements: gate.settlements,
+      clock,
+      logger,
+    }).start();
+    sessionSettler.start();
     return {
       app,
       credentials: rails.credentials,
@@ -64,6 +104,8 @@ export const fortuneService: ServiceDefinition<FortuneConfig> = {
       },
       async stop() {
         stopHousekeeping();
+        stopReconciler();
+        await sessionSettler.stop();
         await rails.stop();
       },
     };

@@ -15,13 +15,8 @@ describe("housekeeping", () => {
     const now = new Date("2026-11-22T12:00:00.000Z");
     const minute = 60_000;
     await db.query(
-      `INSERT INTO fortune.siwx_nonces (nonce, issued_at, expires_at) VALUES
-         ('expired', $1, $2), ('live', $1, $3)`,
-      [
-        new Date(now.getTime() - 10 * minute),
-        new Date(now.getTime() - minute),
-        new Date(now.getTime() + minute),
-      ],
+      `INSERT INTO fortune.siwx_spent_nonces (nonce, expires_at) VALUES ('expired', $1), ('live', $2)`,
+      [new Date(now.getTime() - minute), new Date(now.getTime() + minute)],
     );
     // Written as the service writes them: through mppx's own replay claim, into the sealed store.
     const store = createDbStore({
@@ -34,8 +29,8 @@ describe("housekeeping", () => {
     await store.put("0xchannel", { spent: 100n, highestVoucher: null });
     const sealed = await db.query<{ value: string }>("SELECT value FROM fortune.mpp_store");
     expect(sealed.every((row) => !row.value.includes("mppx:replay"))).toBe(true);
-    expect(await purgeExpired(db, now)).toEqual({ nonces: 1, replayMarkers: 1 });
-    expect(await db.query("SELECT nonce FROM fortune.siwx_nonces ORDER BY nonce")).toEqual([
+    expect(await purgeExpired(db, now)).toEqual({ nonces: 1, replayMarkers: 1, storedResponses: 0 });
+    expect(await db.query("SELECT nonce FROM fortune.siwx_spent_nonces ORDER BY nonce")).toEqual([
       { nonce: "live" },
     ]);
     expect(await db.query("SELECT key FROM fortune.mpp_store ORDER BY key")).toEqual([

@@ -105,6 +105,31 @@ describe("Sign-In-With-X: profile and favorites", () => {
     expect((await json(theirs)).favorites).toEqual([]);
   });
 
+  test("a sign-in is good for the resource it was issued for only: one for the profile saves no favorite", async () => {
+    const forProfile = await h.signIn(key, "/api/fortune/profile");
+    const res = await save(forProfile, "misused");
+    expect(res.status).toBe(402);
+    expect(await json(res)).toMatchObject({ error: "siwx_wrong_resource" });
+    // Refused before its nonce was spent: it still signs in to the profile.
+    expect((await profile(forProfile)).status).toBe(200);
+  });
+
+  test("unanswered challenges store nothing: only spent nonces are kept", async () => {
+    const [before] = await h.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM fortune.siwx_spent_nonces",
+    );
+    for (let i = 0; i < 20; i++) expect((await profile()).status).toBe(402);
+    const [after] = await h.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM fortune.siwx_spent_nonces",
+    );
+    expect(after?.n).toBe(before?.n);
+    expect((await profile(await h.signIn(key, "/api/fortune/profile"))).status).toBe(200);
+    const [spent] = await h.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM fortune.siwx_spent_nonces",
+    );
+    expect(spent?.n).toBe((before?.n ?? 0) + 1);
+  });
+
   test("concurrent saves never pass the limit", async () => {
     const racer = generatePrivateKey();
     const headers = await Promise.all(

@@ -5,6 +5,7 @@
  * @module
  */
 export { tempoChain, tempoClient, tip20Balance } from "./chain.ts";
+export { type ChargePayer, type ChargePayerOptions, chargePayerOf } from "./charge-payer.ts";
 export {
   createMppClient,
   type MppClient,
@@ -12,6 +13,12 @@ export {
   type MppSessionManager,
   type MppSessionOptions,
 } from "./client.ts";
+export {
+  type CloseRequest,
+  type CloseRequestFeed,
+  type WatchCloseRequestsOptions,
+  watchCloseRequests,
+} from "./close-requests.ts";
 export {
   CHANNEL_RESERVE_ABI,
   CHANNEL_RESERVE_ADDRESS,
@@ -50,6 +57,14 @@ export {
   type MppStreamResult,
   type SessionPrice,
 } from "./rails.ts";
+export { closedChannelAsPaymentRequired } from "./refusals.ts";
+export {
+  createSessionChannels,
+  type SessionChannelState,
+  type SessionChannels,
+  type SessionChannelsOptions,
+  type SessionSettlement,
+} from "./session-channels.ts";
 export {
   createDbStore,
   type DbStoreOptions,

@@ -9,10 +9,13 @@
  *
  * @module
  */
-import { Mppx, tempo } from "mppx/server";
+import { Mppx, type Store, tempo } from "mppx/server";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { tempoClient } from "./chain.ts";
+import { closedChannelAsPaymentRequired } from "./refusals.ts";
+import { createSessionChannels, type SessionChannels } from "./session-channels.ts";
+import { chargedWithin, type StreamController } from "./stream-metering.ts";
 
 type SessionParameters = NonNullable<Parameters<typeof tempo.session>[0]>;
 type MppxStore = NonNullable<SessionParameters["store"]>;
@@ -147,33 +150,12 @@ function buildInstances(config: MppRailsConfig) {
 /** The `mppx/server` instances behind the rails, for advanced use. */
 export type MppServers = ReturnType<typeof buildInstances>;
 
-/** Per-token charging controller that mppx passes to an SSE generator. */
-interface StreamController {
-  charge(): Promise<void>;
-}
-
-/**
- * Charges one unit, waiting at most `ms` for the client's voucher: true when charged,
- * false when the time ran out (a late failure of the abandoned charge is ignored).
- */
-async function chargedWithin(controller: StreamController, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const charged = controller.charge().then(() => true);
-  const timedOut = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([charged, timedOut]);
-  } finally {
-    clearTimeout(timer);
-    charged.catch(() => undefined);
-  }
-}
-
 /** Ready rails for the fortune routes. */
 export interface MppRails {
   readonly servers: MppServers;
   readonly prices: MppPrices;
+  /** Session channels outside a request: inspect, settle, mark close-requested, watch close requests. */
+  readonly channels: SessionChannels;
   /** True when the request carries an `Authorization: Payment …` credential. */
   hasCredential(request: Request): boolean;
   /** `WWW-Authenticate` value of a one-shot `tempo.charge` challenge for `amount`, bound to this request. */
@@ -238,9 +220,18 @@ export function createMppRails(config: MppRailsConfig): MppRails {
     return toMppResult((await handler(request)) as RawResult);
   };
 
+  const operator = privateKeyToAccount(config.operatorPrivateKey);
+  const channels = createSessionChannels({
+    store: config.store as Store.AtomicStore,
+    client: tempoClient(config.rpcUrl, config.chainId, operator),
+    account: operator,
+    payee: config.recipient,
+  });
+
   return {
     servers,
     prices,
+    channels,
     hasCredential: (request) => /^Payment\s/i.test(request.headers.get("authorization") ?? ""),
     async chargeChallenge(request, amount, options) {
       const headers = new Headers(request.headers);
@@ -252,7 +243,10 @@ export function createMppRails(config: MppRailsConfig): MppRails {
     },
     charge,
     async session(request) {
-      return toMppResult((await servers.session.session(prices.request)(request)) as RawResult);
+      const raw = (await servers.session.session(prices.request)(request)) as RawResult;
+      return toMppResult(
+        raw.status === 402 ? { ...raw, challenge: await closedChannelAsPaymentRequired(raw.challenge) } : raw,
+      );
     },
     async stream(request, tokens) {
       // The stream's own lifetime: ends with the client, or when no voucher came in time.
@@ -260,7 +254,7 @@ export function createMppRails(config: MppRailsConfig): MppRails {
       request.signal.addEventListener("abort", () => lifetime.abort(request.signal.reason), { once: true });
       const metered = new Request(request, { signal: lifetime.signal });
       const raw = (await servers.stream.session(prices.stream)(metered)) as RawResult;
-      if (raw.status === 402) return toChallenge(raw.challenge);
+      if (raw.status === 402) return toChallenge(await closedChannelAsPaymentRequired(raw.challenge));
       const voucherWaitMs = config.voucherWaitMs ?? 30_000;
       const generate = async function* (controller: StreamController): AsyncGenerator<string> {
         for await (const token of tokens(lifetime.signal)) {

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { Clock } from "@app/core";
 import type { Database } from "@app/db";
 import { isMessageSignedBy } from "@app/payments";
@@ -11,6 +10,7 @@ import {
   validateSIWxMessage,
   verifySIWxSignature,
 } from "@x402/extensions/sign-in-with-x";
+import { SiwxNonces } from "./siwx-nonces.ts";
 
 /** The failures a SIWX check answers with (402 bodies `{error, message}`). */
 export type SiwxFailureCode =
@@ -18,7 +18,8 @@ export type SiwxFailureCode =
   | "siwx_malformed"
   | "siwx_invalid_signature"
   | "siwx_expired"
-  | "siwx_nonce_used";
+  | "siwx_nonce_used"
+  | "siwx_wrong_resource";
 
 export class SiwxError extends Error {
   constructor(
@@ -34,6 +35,8 @@ export class SiwxError extends Error {
 export type SiwxIdentity = { wallet: `0x${string}`; chainId: string; verifiedAt: Date };
 
 export type SiwxOptions = {
+  /** Signs issued nonces; the same on every instance (derived from the service's MPP secret). */
+  nonceSecret: string;
   /** The service's public origin: SIWX domain and URI must match it (never the Host header). */
   origin: () => URL;
   /** The CAIP-2 chain wallets sign in on, e.g. `eip155:1337`. */
@@ -63,17 +66,20 @@ const EXPIRED_CODES = new Set([
 /**
  * Sign-In-With-X (the x402 `sign-in-with-x` extension: CAIP-122 payload, EIP-4361
  * message, base64 JSON in the `SIGN-IN-WITH-X` header). Nonces are issued here,
- * kept in the database, single use and short lived, so a signed message works once
- * on any instance and never after it expires.
+ * signed and stateless ({@link SiwxNonces}), single use and short lived: a signed
+ * message works once on any instance and never after it expires, and a 402 nobody
+ * answers stores nothing.
  */
 export class SiwxAuthenticator {
   private readonly ttlMs: number;
+  private readonly nonces: SiwxNonces;
 
   constructor(
     private readonly db: Database,
     private readonly options: SiwxOptions,
   ) {
     this.ttlMs = options.ttlMs ?? 5 * 60_000;
+    this.nonces = new SiwxNonces(options.nonceSecret);
   }
 
   /** A fresh challenge for `PaymentRequired.extensions`, with a newly issued nonce. */
@@ -81,11 +87,7 @@ export class SiwxAuthenticator {
     const origin = this.options.origin();
     const now = this.options.clock.now();
     const expires = new Date(now.getTime() + this.ttlMs);
-    const nonce = randomBytes(16).toString("hex");
-    await this.db.query(
-      "INSERT INTO fortune.siwx_nonces (nonce, issued_at, expires_at) VALUES ($1, $2, $3)",
-      [nonce, now, expires],
-    );
+    const nonce = this.nonces.issue(now);
     return {
       [SIGN_IN_WITH_X]: {
         info: {
@@ -103,11 +105,21 @@ export class SiwxAuthenticator {
     };
   }
 
-  /** Checks a `SIGN-IN-WITH-X` header and spends its nonce; throws {@link SiwxError} on any failure. */
-  async authenticate(header: string | undefined): Promise<SiwxIdentity> {
+  /**
+   * Checks a `SIGN-IN-WITH-X` header signed for the resource at `path` and spends its nonce;
+   * throws {@link SiwxError} on any failure. A sign-in is good for the resource it was issued for
+   * only: one for `/api/fortune/profile` does not save a favorite.
+   */
+  async authenticate(header: string | undefined, path: string): Promise<SiwxIdentity> {
     if (!header)
       throw new SiwxError("siwx_missing_header", "Send a SIGN-IN-WITH-X header signed by your wallet.");
     const payload = this.parse(header);
+    if (!this.isFor(payload, path)) {
+      throw new SiwxError(
+        "siwx_wrong_resource",
+        `This sign-in was not issued for ${path}; sign the challenge of ${path}.`,
+      );
+    }
     if (payload.chainId !== this.options.network) {
       throw new SiwxError("siwx_malformed", `Sign in on ${this.options.network}, not ${payload.chainId}.`);
     }
@@ -134,6 +146,14 @@ export class SiwxAuthenticator {
     };
   }
 
+  private isFor(payload: SIWxPayload, path: string): boolean {
+    try {
+      return new URL(payload.uri).pathname === path;
+    } catch {
+      return false;
+    }
+  }
+
   private parse(header: string): SIWxPayload {
     if (header.length > MAX_HEADER_BYTES)
       throw new SiwxError("siwx_malformed", "The SIGN-IN-WITH-X header is too large.");
@@ -148,19 +168,21 @@ export class SiwxAuthenticator {
   }
 
   private async spendNonce(nonce: string): Promise<void> {
-    const now = this.options.clock.now();
+    const issuedAt = this.nonces.issuedAt(nonce);
+    const expiresAt = issuedAt && new Date(issuedAt.getTime() + this.ttlMs);
+    if (!expiresAt || expiresAt <= this.options.clock.now()) {
+      throw new SiwxError(
+        "siwx_expired",
+        "This sign-in nonce is unknown or expired; ask for a new challenge.",
+      );
+    }
     const spent = await this.db.query(
-      `UPDATE fortune.siwx_nonces SET used_at = $2
-       WHERE nonce = $1 AND used_at IS NULL AND expires_at > $2 RETURNING 1`,
-      [nonce, now],
+      `INSERT INTO fortune.siwx_spent_nonces (nonce, expires_at) VALUES ($1, $2)
+       ON CONFLICT (nonce) DO NOTHING RETURNING 1`,
+      [nonce, expiresAt],
     );
-    if (spent.length > 0) return;
-    const [row] = await this.db.query<{ used_at: Date | null }>(
-      "SELECT used_at FROM fortune.siwx_nonces WHERE nonce = $1",
-      [nonce],
-    );
-    if (row?.used_at)
+    if (spent.length === 0) {
       throw new SiwxError("siwx_nonce_used", "This sign-in message was already used; sign a new one.");
-    throw new SiwxError("siwx_expired", "This sign-in nonce is unknown or expired; ask for a new challenge.");
+    }
   }
 }

@@ -1,12 +1,13 @@
-import type { MppRails } from "@app/payments";
+import { type ChargePayer, chargePayerOf, type MppRails, tempoClient } from "@app/payments";
 import { Credential, Receipt } from "mppx";
+import type { Client } from "viem";
+import { type Refusal, refusal } from "./refusal.ts";
 
 /** The outcome of presenting an MPP credential for a one-shot charge. */
 export type MppChargeOutcome =
-  | { kind: "challenge"; reason: string }
+  | { kind: "refused"; refusal: Refusal }
   | {
       kind: "paid";
-      payer: string;
       /** Transaction hash of the settled charge. */
       reference: string;
       network: string;
@@ -14,30 +15,54 @@ export type MppChargeOutcome =
       receiptHeaders: Record<string, string>;
     };
 
+/** The chain an MPP rail is paid on. */
+export type MppChain = {
+  rpcUrl: string;
+  chainId: number;
+  currency: `0x${string}`;
+  /** Who charges are paid to. */
+  recipient: `0x${string}`;
+};
+
 /**
- * The MPP rail as the payment gate uses it: `tempo.charge` challenges for a price,
- * and a charge that verifies and settles a credential (the MPP server broadcasts
- * the client's transfer before answering), with the payer and receipt for the ledger.
+ * The MPP rail as the payment gate uses it: `tempo.charge` challenges for a price, the verified
+ * payer of a charge credential (before anything is charged), and a charge that verifies and
+ * settles a credential (the MPP server broadcasts the client's transfer before answering).
  */
 export class MppRail {
+  private readonly client: Client;
+
   constructor(
     private readonly rails: MppRails,
-    private readonly chain: { chainId: number; currency: `0x${string}` },
-  ) {}
+    private readonly chain: MppChain,
+  ) {
+    this.client = tempoClient(chain.rpcUrl, chain.chainId);
+  }
 
   /** `WWW-Authenticate: Payment …` values for a one-shot charge at this price. */
   async challenges(request: Request, priceUsd: string): Promise<string[]> {
     return [await this.rails.chargeChallenge(request, priceUsd)];
   }
 
+  /**
+   * Who pays a charge credential, from what can be verified (the signed transaction, or the
+   * transfer on chain), never from what the credential claims; undefined when it names nobody.
+   */
+  payerOf(request: Request): Promise<ChargePayer | undefined> {
+    return chargePayerOf(request, {
+      client: this.client,
+      currency: this.chain.currency,
+      recipient: this.chain.recipient,
+    });
+  }
+
   async charge(request: Request, priceUsd: string): Promise<MppChargeOutcome> {
     const result = await this.rails.charge(request, priceUsd);
-    if (result.status === 402) return { kind: "challenge", reason: await problemOf(result.challenge) };
+    if (result.status === 402) return { kind: "refused", refusal: await refusalOf(result.challenge) };
     const receiptHeader = result.withReceipt(new Response(null)).headers.get("payment-receipt") ?? "";
     const receipt = Receipt.deserialize(receiptHeader);
     return {
       kind: "paid",
-      payer: payerOfCredential(request) ?? "unknown",
       reference: receipt.reference,
       network: `eip155:${this.chain.chainId}`,
       currency: this.chain.currency,
@@ -56,21 +81,24 @@ export class MppRail {
   }
 }
 
-/** The wallet named in an MPP credential's `source` (`did:pkh:eip155:<chain>:<address>`), lowercased. */
+/** The MPP problem as a refusal: its type's last segment as the reason, its title as the message. */
+async function refusalOf(challenge: Response): Promise<Refusal> {
+  const problem = (await challenge
+    .clone()
+    .json()
+    .catch(() => ({}))) as { type?: string; title?: string };
+  const kind = problem.type?.split("/").at(-1) ?? "payment-required";
+  return refusal(`mpp_${kind.replaceAll("-", "_")}`, problem.title ?? "The MPP credential was not accepted.");
+}
+
+/**
+ * The wallet a credential's `source` claims (`did:pkh:eip155:<chain>:<address>`), lowercased. A
+ * claim, not a proof: never use it to scope anything a payer may fetch.
+ */
 export function payerOfCredential(request: Request): string | undefined {
   try {
     return Credential.fromRequest(request).source?.split(":").at(-1)?.toLowerCase();
   } catch {
     return undefined;
   }
-}
-
-/** The MPP problem's type and detail, as the reason in our combined 402. */
-async function problemOf(challenge: Response): Promise<string> {
-  const problem = (await challenge
-    .clone()
-    .json()
-    .catch(() => ({}))) as { type?: string; detail?: string; title?: string };
-  const kind = problem.type?.split("/").at(-1) ?? "payment-required";
-  return `mpp_${kind.replaceAll("-", "_")}${problem.detail ? `: ${problem.detail}` : ""}`;
 }

@@ -1,3 +1,5 @@
+import { errorSummary } from "@app/core";
+import type { AuthorizationFacts, SettlementChain, SettlementOutcome } from "@app/payments";
 import type { FacilitatorClient } from "@x402/core/server";
 import { x402ResourceServer } from "@x402/core/server";
 import type {
@@ -9,6 +11,8 @@ import type {
 } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
+import { isSignedByPayer } from "./x402-authorization.ts";
+import type { X402Payment } from "./x402-payload.ts";
 
 export type X402Scheme = "exact" | "upto";
 
@@ -20,9 +24,14 @@ export type X402RailOptions = {
   network: `eip155:${number}`;
   asset: X402Asset;
   payTo: `0x${string}`;
+  /** Where settlements the facilitator did not confirm are looked up. */
+  chain: SettlementChain;
   /** How long a signed authorisation stays valid. */
   maxTimeoutSeconds?: number;
 };
+
+/** A settlement to look up on chain: its transaction when one is known, and the authorisation it spends. */
+export type SettlementLookup = { transaction?: string; authorization: AuthorizationFacts };
 
 /** The x402 rail as the payment gate uses it. */
 export interface X402Rail {
@@ -32,7 +41,18 @@ export interface X402Rail {
   /** The `PaymentRequired` object a 402 carries. */
   paymentRequired(input: PaymentRequiredInput): PaymentRequired;
   verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>;
+  /**
+   * Settles `atomic` units. Never throws for a refusal (`success: false` with a reason); a
+   * broadcast whose receipt did not come in time is `settlement_pending` with its transaction.
+   */
   settle(payload: PaymentPayload, requirements: PaymentRequirements, atomic: bigint): Promise<SettleResponse>;
+  /**
+   * Whether the payment's signature is its payer's, checked offline: what a replay shows before
+   * it gets a stored response (the authorisation itself may be spent by then).
+   */
+  isSignedByPayer(payment: X402Payment, requirements: PaymentRequirements): boolean;
+  /** What the chain says about a settlement the facilitator did not confirm. */
+  settlementOutcome(lookup: SettlementLookup, now: Date): Promise<SettlementOutcome>;
 }
 
 export type PaymentRequiredInput = {
@@ -62,6 +82,8 @@ export class FacilitatorX402Rail implements X402Rail {
   readonly network: `eip155:${number}`;
   readonly asset: X402Asset;
   readonly payTo: `0x${string}`;
+  private readonly chain: SettlementChain;
+  private readonly facilitator: FacilitatorClient;
   private readonly server: x402ResourceServer;
   private readonly maxTimeoutSeconds: number;
   private ready?: Promise<void>;
@@ -71,6 +93,8 @@ export class FacilitatorX402Rail implements X402Rail {
     this.network = options.network;
     this.asset = options.asset;
     this.payTo = options.payTo;
+    this.chain = options.chain;
+    this.facilitator = options.facilitator;
     this.maxTimeoutSeconds = options.maxTimeoutSeconds ?? 300;
     this.server = new x402ResourceServer(options.facilitator)
       .register(options.network, new ExactEvmScheme())
@@ -84,6 +108,19 @@ export class FacilitatorX402Rail implements X402Rail {
       throw error;
     });
     return this.ready;
+  }
+
+  /** Fails, saying why, unless the facilitator answers `/supported` with both schemes on this network. */
+  async checkSupported(): Promise<void> {
+    const supported = await this.facilitator.getSupported().catch((error: unknown) => {
+      throw new Error(`did not answer /supported (${errorSummary(error).message})`);
+    });
+    const schemes: X402Scheme[] = ["exact", "upto"];
+    const missing = schemes.filter(
+      (scheme) => !supported.kinds.some((kind) => kind.scheme === scheme && kind.network === this.network),
+    );
+    if (missing.length > 0) throw new Error(`does not support ${missing.join(" and ")} on ${this.network}`);
+    await this.initialize();
   }
 
   /** Requirements never change for a scheme and amount once the facilitator is known: built once each. */
@@ -130,5 +167,13 @@ export class FacilitatorX402Rail implements X402Rail {
   ): Promise<SettleResponse> {
     const overrides = requirements.scheme === "upto" ? { amount: atomic.toString() } : undefined;
     return this.server.settlePayment(payload, requirements, undefined, undefined, overrides);
+  }
+
+  isSignedByPayer(payment: X402Payment, requirements: PaymentRequirements): boolean {
+    return isSignedByPayer(payment.authorization, requirements);
+  }
+
+  settlementOutcome(lookup: SettlementLookup, now: Date): Promise<SettlementOutcome> {
+    return this.chain.outcome(lookup, now);
   }
 }

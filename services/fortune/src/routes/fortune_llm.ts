@@ -1,7 +1,6 @@
-import { createRoute, errorResponseSpec, jsonResponse, newId, z } from "@app/core";
+import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import { PRICES } from "../domain/pricing.ts";
-import { payerOfCredential } from "../payments/mpp-rail.ts";
-import type { PaymentLedger } from "../store/ledger.ts";
+import type { SessionBilling } from "../payments/session-billing.ts";
 import { sessionManagement, withJsonBody } from "./session-support.ts";
 import { type FortuneApp, PAID_RESPONSES, paymentInfo, type RouteDeps } from "./shared.ts";
 
@@ -14,7 +13,10 @@ const PATH = "/api/fortune/llm";
  * POST /api/fortune/llm: MPP session, request mode: each request is billed 0.001
  * from the caller's payment channel (session maximum 0.01).
  */
-export function registerFortuneLlm(app: FortuneApp, deps: RouteDeps & { ledger: PaymentLedger }): void {
+export function registerFortuneLlm(
+  app: FortuneApp,
+  deps: RouteDeps & { sessionBilling: SessionBilling },
+): void {
   const route = createRoute({
     method: "post",
     path: PATH,
@@ -37,28 +39,7 @@ export function registerFortuneLlm(app: FortuneApp, deps: RouteDeps & { ledger: 
     if (result.status === 402) return result.challenge as never;
     const reply = (await deps.writer.reply(prompt, 60)).join("");
     const response = result.withReceipt(c.json({ prompt, reply, charged: PRICES.llmUnit }, 200));
-    await deps.ledger.recordSettled({
-      route: "fortune_llm",
-      rail: "mpp",
-      scheme: "session",
-      payer: payerOfCredential(request),
-      claimKey: newId("mppsession"),
-      authorizedAtomic: 1000n,
-      settledAtomic: 1000n,
-      reference: channelOf(response),
-    });
+    await deps.sessionBilling.billRequest("fortune_llm", request, response, PRICES.llmUnit);
     return response as never;
   });
-}
-
-/** The channel a session receipt names. */
-function channelOf(response: Response): string {
-  const receipt = response.headers.get("payment-receipt");
-  if (!receipt) return "";
-  try {
-    const decoded = JSON.parse(Buffer.from(receipt, "base64url").toString("utf8")) as { reference?: string };
-    return decoded.reference ?? "";
-  } catch {
-    return "";
-  }
 }

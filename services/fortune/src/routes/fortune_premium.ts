@@ -18,8 +18,9 @@ const rateLimited = (category: string, retryAfterSeconds: number) =>
 
 /**
  * POST /api/fortune/premium: x402 `upto` with a 0.005 maximum; the handler charges
- * the reading's actual price. Rate limited per category, before any payment is asked
- * and again, atomically, before settling.
+ * the reading's actual price. Rate limited per category: before any payment is asked
+ * (after an `Idempotency-Key` retry found no stored response), and again, atomically, before
+ * settling; a payment that then fails gives its use back.
  */
 export function registerFortunePremium(app: FortuneApp, deps: RouteDeps): void {
   const route = createRoute({
@@ -39,8 +40,6 @@ export function registerFortunePremium(app: FortuneApp, deps: RouteDeps): void {
   });
   app.openapi(route, async (c) => {
     const { category } = c.req.valid("json");
-    const decision = await deps.premium.check(category);
-    if (!decision.allowed) throw rateLimited(category, decision.retryAfterSeconds);
     return deps.gate.handle(
       c,
       {
@@ -49,18 +48,18 @@ export function registerFortunePremium(app: FortuneApp, deps: RouteDeps): void {
         description: "A premium fortune",
         x402: { scheme: "upto", priceUsd: PRICES.premiumMax },
         request: { category },
+        async admit() {
+          const decision = await deps.premium.check(category);
+          if (!decision.allowed) throw rateLimited(category, decision.retryAfterSeconds);
+        },
       },
       async (ctx) => {
         const charged = premiumCharge(category);
         ctx.charge(charged);
-        let useId: string | undefined;
         ctx.beforeSettle(async (paymentId) => {
           const reserved = await deps.premium.reserve(category, paymentId);
-          if ("id" in reserved) useId = reserved.id;
-          else if (!reserved.allowed) throw rateLimited(category, reserved.retryAfterSeconds);
-        });
-        ctx.onSettleFailure(async () => {
-          if (useId) await deps.premium.release(useId);
+          if (!("id" in reserved) && !reserved.allowed)
+            throw rateLimited(category, reserved.retryAfterSeconds);
         });
         return { fortune: await deps.writer.fortune(category), category, charged };
       },

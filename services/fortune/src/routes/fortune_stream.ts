@@ -1,8 +1,7 @@
-import { createRoute, errorResponseSpec, newId } from "@app/core";
-import { atomicToUsd, usdToAtomic } from "../domain/money.ts";
+import { createRoute, errorResponseSpec } from "@app/core";
+import { usdToAtomic } from "../domain/money.ts";
 import { PRICES } from "../domain/pricing.ts";
-import { payerOfCredential } from "../payments/mpp-rail.ts";
-import type { PaymentLedger } from "../store/ledger.ts";
+import type { SessionBilling } from "../payments/session-billing.ts";
 import { PromptRequest } from "./fortune_llm.ts";
 import { sessionManagement, withJsonBody } from "./session-support.ts";
 import { type FortuneApp, PAID_RESPONSES, paymentInfo, type RouteDeps } from "./shared.ts";
@@ -15,7 +14,10 @@ const MAX_TOKENS = Number(usdToAtomic(PRICES.streamSessionMax) / usdToAtomic(PRI
  * (0.0001) is charged from the caller's channel before it is sent; when the
  * vouchers run out the stream asks for a new one (`payment-need-voucher`).
  */
-export function registerFortuneStream(app: FortuneApp, deps: RouteDeps & { ledger: PaymentLedger }): void {
+export function registerFortuneStream(
+  app: FortuneApp,
+  deps: RouteDeps & { sessionBilling: SessionBilling },
+): void {
   const route = createRoute({
     method: "post",
     path: PATH,
@@ -37,30 +39,18 @@ export function registerFortuneStream(app: FortuneApp, deps: RouteDeps & { ledge
   app.openapi(route, async (c) => {
     const { prompt } = c.req.valid("json");
     const request = withJsonBody(c, { prompt });
-    const payer = payerOfCredential(request);
-    const words = await deps.writer.reply(prompt, MAX_TOKENS);
+    // The text model runs only once the session's payment is accepted and the stream begins.
     const result = await deps.mpp.stream(request, async function* (signal) {
       let sent = 0;
       try {
+        const words = await deps.writer.reply(prompt, MAX_TOKENS);
         for (const [index, token] of words.entries()) {
           if (signal.aborted) return;
           yield JSON.stringify({ index, token });
           sent += 1;
         }
       } finally {
-        if (sent > 0) {
-          const charged = usdToAtomic(PRICES.streamUnit) * BigInt(sent);
-          await deps.ledger.recordSettled({
-            route: "fortune_stream",
-            rail: "mpp",
-            scheme: "session",
-            payer,
-            claimKey: newId("mppstream"),
-            authorizedAtomic: charged,
-            settledAtomic: charged,
-            reference: `tokens:${sent}:${atomicToUsd(charged)}`,
-          });
-        }
+        await deps.sessionBilling.billStream("fortune_stream", request, sent, PRICES.streamUnit);
       }
     });
     return (result.status === 402 ? result.challenge : result.response) as never;

@@ -1,19 +1,24 @@
 import type { Clock, Logger } from "@app/core";
 import type { Database } from "@app/db";
 import { purgeExpiredEntries } from "@app/payments";
+import { IdempotencyStore } from "./idempotency.ts";
 
 /**
- * Deletes what can never be used again: SIWX nonces past their expiry, and MPP
- * replay markers whose challenge has expired (a credential for it is refused as
- * expired anyway). Returns how many rows went.
+ * Deletes what can never be used again: spent SIWX nonces past their expiry, MPP replay
+ * markers whose challenge has expired (a credential for it is refused as expired
+ * anyway), and responses stored for `Idempotency-Key` retries past their 24 hours.
+ * Returns how many rows went.
  */
 export async function purgeExpired(
   db: Database,
   now: Date,
-): Promise<{ nonces: number; replayMarkers: number }> {
-  const nonces = await db.query("DELETE FROM fortune.siwx_nonces WHERE expires_at < $1 RETURNING 1", [now]);
+): Promise<{ nonces: number; replayMarkers: number; storedResponses: number }> {
+  const nonces = await db.query("DELETE FROM fortune.siwx_spent_nonces WHERE expires_at < $1 RETURNING 1", [
+    now,
+  ]);
   const replayMarkers = await purgeExpiredEntries(db, "fortune.mpp_store", now);
-  return { nonces: nonces.length, replayMarkers };
+  const storedResponses = await new IdempotencyStore(db).purgeExpired(now);
+  return { nonces: nonces.length, replayMarkers, storedResponses };
 }
 
 /** Runs {@link purgeExpired} now and then every `everyMs`; the returned function stops it. */

@@ -1,5 +1,7 @@
 import { newId } from "@app/core";
 import type { Queryable } from "@app/db";
+import type { AuthorizationFacts } from "@app/payments";
+import type { StoredResponse } from "./idempotency.ts";
 
 /**
  * Where a payment stands: `verified` (claimed, handler running), `pending` (settlement broadcast,
@@ -23,13 +25,22 @@ export type PaymentRecord = {
   reference: string | null;
   failureReason: string | null;
   idempotencyKey: string | null;
+  /** The authorisation's public facts (x402), to ask the chain about it later. */
+  authorizationFacts: AuthorizationFacts | null;
+  /** The response a `pending` payment bought, served to the payer's retry once the chain confirms. */
+  response: StoredResponse | null;
+  /** Whether settling it makes its payer a member of the route (SIWX replay). */
+  grantsEntitlement: boolean;
   createdAt: Date;
+  updatedAt: Date;
 };
 
 /** The payments columns, named as {@link PaymentRecord}'s fields. */
 const RECORD_COLUMNS = `id, route, rail, scheme, network, asset, payer, claim_key AS "claimKey",
   authorized_atomic AS "authorizedAtomic", settled_atomic AS "settledAtomic", state, reference,
-  failure_reason AS "failureReason", idempotency_key AS "idempotencyKey", created_at AS "createdAt"`;
+  failure_reason AS "failureReason", idempotency_key AS "idempotencyKey",
+  authorization_facts AS "authorizationFacts", response, grants_entitlement AS "grantsEntitlement",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export type NewPayment = {
   route: string;
@@ -41,6 +52,8 @@ export type NewPayment = {
   claimKey: string;
   authorizedAtomic: bigint;
   idempotencyKey?: string;
+  authorizationFacts?: AuthorizationFacts;
+  grantsEntitlement?: boolean;
 };
 
 /** The persistent record of every payment, on any rail, from verification to its final state. */
@@ -65,6 +78,29 @@ export class PaymentLedger {
     );
   }
 
+  /**
+   * Records a settlement that was broadcast (or may have been) but not confirmed: its transaction
+   * when known, the amount, and the response it bought, kept for the payer's retry.
+   */
+  async pending(id: string, settledAtomic: bigint, transaction: string | null, response: StoredResponse) {
+    await this.db.query(
+      `UPDATE fortune.payments SET state = 'pending', settled_atomic = $2, reference = $3, response = $4,
+         updated_at = now()
+       WHERE id = $1`,
+      [id, settledAtomic.toString(), transaction, JSON.stringify(response)],
+    );
+  }
+
+  /** A pending payment the chain confirmed; false when it was no longer pending. */
+  async confirmed(id: string): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE fortune.payments SET state = 'settled', updated_at = now()
+       WHERE id = $1 AND state IN ('pending', 'verified') RETURNING 1`,
+      [id],
+    );
+    return rows.length > 0;
+  }
+
   /** Records a settlement that failed: nothing was served. */
   async failed(id: string, reason: string): Promise<void> {
     await this.db.query(
@@ -78,6 +114,25 @@ export class PaymentLedger {
     await this.db.query(
       `UPDATE fortune.payments SET state = 'canceled', failure_reason = $2, updated_at = now() WHERE id = $1`,
       [id, reason.slice(0, 500)],
+    );
+  }
+
+  /** The payment an authorisation was claimed for, if any. */
+  async byClaimKey(claimKey: string): Promise<PaymentRecord | undefined> {
+    const rows = await this.db.query<PaymentRecord>(
+      `SELECT ${RECORD_COLUMNS} FROM fortune.payments WHERE claim_key = $1`,
+      [claimKey],
+    );
+    return rows[0];
+  }
+
+  /** x402 payments still `verified` or `pending` since before `before`: the reconciler's work. */
+  async unfinished(before: Date): Promise<PaymentRecord[]> {
+    return this.db.query<PaymentRecord>(
+      `SELECT ${RECORD_COLUMNS} FROM fortune.payments
+       WHERE state IN ('verified', 'pending') AND rail = 'x402' AND updated_at < $1
+       ORDER BY updated_at LIMIT 100`,
+      [before],
     );
   }
 
@@ -101,8 +156,8 @@ export class PaymentLedger {
     const rows = await this.db.query<{ id: string }>(
       `INSERT INTO fortune.payments
          (id, route, rail, scheme, network, asset, payer, claim_key, authorized_atomic, settled_atomic,
-          state, reference, idempotency_key)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+          state, reference, idempotency_key, authorization_facts, grants_entitlement)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
        ON CONFLICT (claim_key) DO NOTHING
        RETURNING id`,
       [
@@ -119,6 +174,8 @@ export class PaymentLedger {
         outcome.state,
         outcome.reference ?? null,
         payment.idempotencyKey ?? null,
+        payment.authorizationFacts ? JSON.stringify(payment.authorizationFacts) : null,
+        payment.grantsEntitlement ?? false,
       ],
     );
     return rows[0]?.id;

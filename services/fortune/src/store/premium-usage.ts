@@ -40,9 +40,9 @@ export class PremiumUsage {
     });
   }
 
-  /** Gives back a reserved use whose payment did not settle. */
-  async release(id: string): Promise<void> {
-    await this.db.query("DELETE FROM fortune.premium_usage WHERE id = $1", [id]);
+  /** Gives back the use a payment reserved, when the payment did not settle. */
+  async releaseForPayment(paymentId: string): Promise<void> {
+    await this.db.query("DELETE FROM fortune.premium_usage WHERE payment_id = $1", [paymentId]);
   }
 
   private async usesInWindow(db: Pick<Database, "query">, category: string, now: Date): Promise<Date[]> {

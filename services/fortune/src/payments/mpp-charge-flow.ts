@@ -1,0 +1,90 @@
+import { type Logger, requestIdOf } from "@app/core";
+import type { Context } from "hono";
+import { usdToAtomic } from "../domain/money.ts";
+import type { StoredResponse } from "../store/idempotency.ts";
+import type { PaymentLedger } from "../store/ledger.ts";
+import type { Challenges } from "./challenges.ts";
+import { type IdempotencyGuard, requestInProgress, storedResponse } from "./idempotency-guard.ts";
+import type { MppRail } from "./mpp-rail.ts";
+import { type Offer, type PaidHandler, paidContext } from "./offer.ts";
+import { type Refusal, refusal } from "./refusal.ts";
+
+export type MppChargeFlowDeps = {
+  mpp: MppRail;
+  ledger: PaymentLedger;
+  idempotency: IdempotencyGuard;
+  challenges: Challenges;
+  logger: Logger;
+};
+
+const NO_PAYER = refusal(
+  "mpp_invalid_credential",
+  "The MPP credential carries no signed transaction or confirmed transfer naming its payer.",
+);
+
+/**
+ * An MPP one-shot charge. The payer comes from what can be verified (the signed transaction, or
+ * the transfer on chain), and the `Idempotency-Key` is looked up before anything is charged: a
+ * replay gets its stored response and leaves the credential unspent. The handler runs before the
+ * charge, so a handler failure charges nothing; a charge that lands is recorded and buys exactly
+ * the response it is served with.
+ */
+export class MppChargeFlow {
+  constructor(private readonly deps: MppChargeFlowDeps) {}
+
+  async pay(c: Context, offer: Offer, handler: PaidHandler): Promise<Response> {
+    const price = (offer.mpp as NonNullable<Offer["mpp"]>).priceUsd;
+    const credential = await this.deps.mpp.payerOf(c.req.raw);
+    if (!credential) return this.refuse(c, offer, NO_PAYER);
+    const { payer } = credential;
+    const keyed = await this.deps.idempotency.begin(c, offer, payer, `mpp:${credential.credentialId}`);
+    if (keyed.kind === "replay") return storedResponse(c, keyed.stored);
+    if (keyed.kind === "in_progress") throw requestInProgress();
+    const run = keyed.kind === "run" ? keyed : undefined;
+    let charged = false;
+    try {
+      await offer.admit?.();
+      const body = await handler(paidContext(payer, "mpp").context);
+      const outcome = await this.deps.mpp.charge(c.req.raw, price);
+      if (outcome.kind === "refused") {
+        await run?.release();
+        return this.refuse(c, offer, outcome.refusal);
+      }
+      charged = true;
+      await this.deps.ledger.recordSettled({
+        route: offer.route,
+        rail: "mpp",
+        scheme: "charge",
+        network: outcome.network,
+        asset: outcome.currency,
+        payer,
+        claimKey: `mpp:${outcome.reference}`,
+        authorizedAtomic: usdToAtomic(price),
+        settledAtomic: usdToAtomic(price),
+        reference: outcome.reference,
+        idempotencyKey: run?.key,
+      });
+      const paid: StoredResponse = {
+        status: 200,
+        body,
+        headers: { ...outcome.receiptHeaders, "Cache-Control": "private" },
+      };
+      await run?.complete(paid);
+      return storedResponse(c, paid, false);
+    } catch (error) {
+      // Before the charge nothing was taken: the key is free again. After it, the key stays until
+      // the reconciler finds what happened.
+      if (!charged) await run?.release();
+      else
+        this.deps.logger.error(
+          { requestId: requestIdOf(c), err: error },
+          "an MPP charge landed but was not recorded",
+        );
+      throw error;
+    }
+  }
+
+  private refuse(c: Context, offer: Offer, refused: Refusal): Promise<Response> {
+    return this.deps.challenges.respond(c, offer, refused);
+  }
+}

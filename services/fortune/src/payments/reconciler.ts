@@ -1,0 +1,67 @@
+import type { Clock, Logger } from "@app/core";
+import type { IdempotencyStore } from "../store/idempotency.ts";
+import type { PaymentLedger } from "../store/ledger.ts";
+import type { PendingSettlements } from "./settlements.ts";
+
+/** A payment or key left unfinished this long is looked at by the reconciler. */
+const SETTLE_GRACE_MS = 15_000;
+/** A key whose request is gone (no payment waits on the chain for it) is freed after this long. */
+const ABANDONED_KEY_MS = 10 * 60_000;
+
+export type ReconcilerDeps = {
+  ledger: PaymentLedger;
+  idempotency: IdempotencyStore;
+  settlements: PendingSettlements;
+  clock: Clock;
+  logger: Logger;
+};
+
+/**
+ * Finishes what requests left unfinished, from the chain and the ledger: pending settlements
+ * (confirmed or failed), payments interrupted by a crash, and `Idempotency-Key`s whose request is
+ * gone (completed with the response their payment bought, or freed). Runs at start and then
+ * periodically, on every instance; each step is a conditional update, so instances agree.
+ */
+export class PaymentReconciler {
+  constructor(private readonly deps: ReconcilerDeps) {}
+
+  async sweep(): Promise<{ payments: number; keys: number }> {
+    const now = this.deps.clock.now().getTime();
+    let payments = 0;
+    for (const payment of await this.deps.ledger.unfinished(new Date(now - SETTLE_GRACE_MS))) {
+      if (!this.deps.settlements.isUnfinished(payment)) continue;
+      if ((await this.deps.settlements.resolve(payment)) !== payment.state) payments += 1;
+    }
+    let keys = 0;
+    for (const pending of await this.deps.idempotency.pendingSince(new Date(now - SETTLE_GRACE_MS))) {
+      const payment = await this.deps.ledger.byClaimKey(pending.claimKey);
+      const stored = payment?.state === "settled" ? this.deps.settlements.responseOf(payment) : undefined;
+      if (stored) {
+        await this.deps.idempotency.complete(pending.route, pending.key, pending.payer, stored);
+        keys += 1;
+      } else if (
+        !(payment && this.deps.settlements.isUnfinished(payment)) &&
+        pending.createdAt.getTime() < now - ABANDONED_KEY_MS
+      ) {
+        await this.deps.idempotency.release(pending.route, pending.key, pending.payer);
+        keys += 1;
+      }
+    }
+    return { payments, keys };
+  }
+
+  /** Sweeps now and every `everyMs`; the returned function stops it. */
+  start(everyMs = 15_000): () => void {
+    const run = () =>
+      this.sweep().then(
+        (done) => {
+          if (done.payments + done.keys > 0) this.deps.logger.info(done, "reconciled unfinished payments");
+        },
+        (error: unknown) => this.deps.logger.warn({ err: error }, "payment reconciliation failed"),
+      );
+    void run();
+    const timer = setInterval(run, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+}

@@ -1,0 +1,44 @@
+import type { Context } from "hono";
+import { type SiwxAuthenticator, SiwxError } from "../identity/siwx.ts";
+import type { EntitlementStore } from "../store/entitlements.ts";
+import type { Challenges } from "./challenges.ts";
+import { type Offer, type PaidHandler, paidContext } from "./offer.ts";
+import { refusal } from "./refusal.ts";
+
+export type SiwxReplayDeps = {
+  siwx: SiwxAuthenticator;
+  entitlements: EntitlementStore;
+  challenges: Challenges;
+};
+
+/**
+ * A free replay of a route its wallet paid for once, proven by a SIGN-IN-WITH-X signature. Returns
+ * undefined to let a payment the request also carries go ahead instead.
+ */
+export class SiwxReplay {
+  constructor(private readonly deps: SiwxReplayDeps) {}
+
+  async run(
+    c: Context,
+    offer: Offer,
+    header: string,
+    handler: PaidHandler,
+    hasPayment: boolean,
+  ): Promise<Response | undefined> {
+    let wallet: string;
+    try {
+      wallet = (await this.deps.siwx.authenticate(header, offer.path)).wallet;
+    } catch (error) {
+      if (!(error instanceof SiwxError) || hasPayment) return undefined;
+      return this.deps.challenges.respond(c, offer, refusal(error.code, error.message));
+    }
+    if (!(await this.deps.entitlements.has(wallet, offer.route))) {
+      if (hasPayment) return undefined;
+      const notEntitled = refusal("not_entitled", "This wallet has not paid for this route yet.");
+      return this.deps.challenges.respond(c, offer, notEntitled);
+    }
+    const body = await handler(paidContext(wallet, "siwx").context);
+    c.header("Cache-Control", "private");
+    return c.json(body, 200);
+  }
+}

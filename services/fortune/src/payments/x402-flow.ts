@@ -1,0 +1,217 @@
+import { type Logger, requestIdOf } from "@app/core";
+import { encodePaymentResponseHeader } from "@x402/core/http";
+import type { PaymentRequirements, SettleResponse } from "@x402/core/types";
+import type { Context } from "hono";
+import { FortuneError, paymentsUnavailable, RETRY_PAYMENT_SECONDS } from "../errors.ts";
+import type { EntitlementStore } from "../store/entitlements.ts";
+import type { StoredResponse } from "../store/idempotency.ts";
+import type { PaymentLedger } from "../store/ledger.ts";
+import type { Challenges } from "./challenges.ts";
+import { ChargeMeter } from "./charge-meter.ts";
+import {
+  type IdempotencyGuard,
+  type KeyedRun,
+  requestInProgress,
+  storedResponse,
+} from "./idempotency-guard.ts";
+import { type Offer, type PaidHandler, paidContext } from "./offer.ts";
+import { isRefusal, type Refusal, refusal } from "./refusal.ts";
+import type { PendingSettlements } from "./settlements.ts";
+import { authorizationFacts } from "./x402-authorization.ts";
+import { decodePayment, requirementsMismatch, type X402Payment } from "./x402-payload.ts";
+import type { X402Rail } from "./x402-rail.ts";
+
+export type X402FlowDeps = {
+  x402: X402Rail;
+  ledger: PaymentLedger;
+  entitlements: EntitlementStore;
+  idempotency: IdempotencyGuard;
+  challenges: Challenges;
+  settlements: PendingSettlements;
+  onPaymentFailed: (paymentId: string) => Promise<void>;
+  logger: Logger;
+};
+
+/**
+ * An x402 payment, in the phases of `x402ResourceServer`: decode and match the requirements,
+ * look up replays (a stored response goes only to its payer's valid signature), verify, claim the
+ * authorisation once, run the handler, settle, record, answer. A body is served only once its
+ * payment settled; a settlement the chain has not confirmed yet is `pending`, answered 503 with
+ * `Retry-After`, and its response waits for the payer's retry.
+ */
+export class X402Flow {
+  constructor(private readonly deps: X402FlowDeps) {}
+
+  async pay(c: Context, offer: Offer, header: string, handler: PaidHandler): Promise<Response> {
+    const payment = decodePayment(header);
+    if (isRefusal(payment)) return this.refuse(c, offer, payment);
+    const expected = await this.deps.challenges.requirements(offer);
+    const mismatch = requirementsMismatch(payment.payload.accepted, expected);
+    if (mismatch) return this.refuse(c, offer, mismatch);
+
+    const keyed = await this.deps.idempotency.begin(c, offer, payment.authorization.from, payment.claimKey);
+    if (keyed.kind === "replay" || keyed.kind === "in_progress") {
+      if (!this.deps.x402.isSignedByPayer(payment, expected)) return this.refuse(c, offer, INVALID_SIGNATURE);
+      if (keyed.kind === "replay") return storedResponse(c, keyed.stored);
+      return this.resume(c, offer, keyed.claimKey, keyed.run);
+    }
+    const run = keyed.kind === "run" ? keyed : undefined;
+    try {
+      await offer.admit?.();
+    } catch (error) {
+      await run?.release();
+      throw error;
+    }
+    return this.payAnew(c, offer, payment, expected, handler, run);
+  }
+
+  private async payAnew(
+    c: Context,
+    offer: Offer,
+    payment: X402Payment,
+    expected: PaymentRequirements,
+    handler: PaidHandler,
+    run: KeyedRun | undefined,
+  ): Promise<Response> {
+    const payer = payment.authorization.from;
+    const verification = await this.deps.x402
+      .verify(payment.payload, expected)
+      .catch(async (error: Error) => {
+        this.deps.logger.warn(
+          { requestId: requestIdOf(c), err: error },
+          "the x402 facilitator did not verify",
+        );
+        await run?.release();
+        throw paymentsUnavailable();
+      });
+    if (!verification.isValid || verification.payer?.toLowerCase() !== payer) {
+      await run?.release();
+      const reason = verification.isValid
+        ? "invalid_payer"
+        : (verification.invalidReason ?? "invalid_payment");
+      return this.refuse(c, offer, refusal(reason, "The facilitator did not accept this payment."));
+    }
+
+    const maxAtomic = BigInt(expected.amount);
+    const paymentId = await this.deps.ledger.claim({
+      route: offer.route,
+      rail: "x402",
+      scheme: expected.scheme,
+      network: expected.network,
+      asset: expected.asset,
+      payer,
+      claimKey: payment.claimKey,
+      authorizedAtomic: maxAtomic,
+      idempotencyKey: run?.key,
+      authorizationFacts: authorizationFacts(payment.authorization, expected.asset),
+      grantsEntitlement: offer.siwxReplay === true,
+    });
+    if (!paymentId) {
+      await run?.release();
+      return this.resume(c, offer, payment.claimKey, undefined);
+    }
+
+    const meter = new ChargeMeter(maxAtomic);
+    const upto = expected.scheme === "upto";
+    const { context, beforeSettle } = paidContext(
+      payer,
+      "x402",
+      upto ? (usd) => meter.charge(usd) : undefined,
+    );
+    let body: Record<string, unknown>;
+    let amount: bigint;
+    try {
+      body = await handler(context);
+      amount = upto ? meter.charged : maxAtomic;
+      if (amount <= 0n) throw new Error(`${offer.route}: an upto handler must charge more than zero`);
+      for (const hook of beforeSettle) await hook(paymentId);
+    } catch (error) {
+      await this.deps.ledger.canceled(paymentId, error instanceof Error ? error.message : "handler failed");
+      await this.deps.onPaymentFailed(paymentId);
+      await run?.release();
+      throw error;
+    }
+
+    const settlement = await this.deps.x402
+      .settle(payment.payload, expected, amount)
+      .catch((error: Error): SettleResponse | undefined => {
+        this.deps.logger.warn(
+          { requestId: requestIdOf(c), paymentId, err: error },
+          "the x402 facilitator did not answer the settlement; it may have been broadcast",
+        );
+        return undefined;
+      });
+    const response: StoredResponse = { status: 200, body, headers: { "Cache-Control": "private" } };
+    if (!settlement || (!settlement.success && settlement.errorReason === "settlement_pending")) {
+      const transaction = settlement?.transaction || null;
+      await this.deps.ledger.pending(paymentId, amount, transaction, response);
+      this.deps.logger.warn(
+        { requestId: requestIdOf(c), paymentId, transaction },
+        "settlement not confirmed yet",
+      );
+      throw settlementPending(paymentId, transaction);
+    }
+    if (!settlement.success) {
+      const reason = settlement.errorReason ?? "settlement_failed";
+      await this.deps.ledger.failed(paymentId, `settlement_failed: ${reason}`);
+      await this.deps.onPaymentFailed(paymentId);
+      this.deps.logger.warn({ requestId: requestIdOf(c), paymentId, reason }, "settlement failed");
+      await run?.release();
+      return this.refuse(c, offer, refusal("settlement_failed", `The payment did not settle (${reason}).`));
+    }
+    await this.deps.ledger.settled(paymentId, amount, settlement.transaction);
+    if (offer.siwxReplay) await this.deps.entitlements.grant(payer, offer.route, paymentId);
+    const paid: StoredResponse = {
+      ...response,
+      headers: { ...response.headers, "PAYMENT-RESPONSE": encodePaymentResponseHeader(settlement) },
+    };
+    await run?.complete(paid);
+    return storedResponse(c, paid, false);
+  }
+
+  /**
+   * A payment already claimed by an earlier request: still running (refused, or 409 under its
+   * key), awaiting the chain (asked again now: its stored response once confirmed, 503 meanwhile),
+   * failed, or settled and served.
+   */
+  private async resume(c: Context, offer: Offer, claimKey: string, run: KeyedRun | undefined) {
+    const payment = await this.deps.ledger.byClaimKey(claimKey);
+    const state = payment ? await this.deps.settlements.resolve(payment) : undefined;
+    if (payment && state === "settled") {
+      const stored = this.deps.settlements.responseOf(payment);
+      if (stored) {
+        await run?.complete(stored);
+        return storedResponse(c, stored, false);
+      }
+    }
+    if (payment && state === "pending") throw settlementPending(payment.id, payment.reference);
+    if (state === "failed" || state === "canceled") {
+      await run?.release();
+      return this.refuse(
+        c,
+        offer,
+        refusal("settlement_failed", "The payment for this request did not settle."),
+      );
+    }
+    if (run) throw requestInProgress();
+    return this.refuse(c, offer, ALREADY_USED);
+  }
+
+  private refuse(c: Context, offer: Offer, refused: Refusal): Promise<Response> {
+    return this.deps.challenges.respond(c, offer, refused);
+  }
+}
+
+const INVALID_SIGNATURE = refusal("invalid_signature", "The payment's signature is not its payer's.");
+const ALREADY_USED = refusal("payment_already_used", "This authorisation was already presented.");
+
+/** 503: the settlement was broadcast but not confirmed; a retry gets the response once it is. */
+function settlementPending(paymentId: string, transaction: string | null) {
+  return new FortuneError(
+    "SETTLEMENT_PENDING",
+    "The payment was sent to the chain and is not confirmed yet; retry with the same authorisation " +
+      "or Idempotency-Key to get the response, without paying again.",
+    { paymentId, transaction },
+    { "Retry-After": String(RETRY_PAYMENT_SECONDS) },
+  );
+}
