@@ -1,5 +1,5 @@
 import { chmod, mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import {
   createLogger,
   type Env,
@@ -17,6 +17,7 @@ import {
   type StartedService,
   startService,
 } from "@app/runtime";
+import { seedDemos } from "./demos.ts";
 
 const launcherVariables = z.object({
   DATABASE_URL: settings.databaseUrl(),
@@ -51,7 +52,9 @@ export async function startPlatform(
   };
   try {
     for (const [index, definition] of definitions.entries()) {
-      started.push(await startService(definition, configs[index] as never, db));
+      const wired = withUpstreams(definition, env, started);
+      const config = wired === env ? configs[index] : definition.loadConfig(wired);
+      started.push(await startService(definition, config as never, db));
     }
   } catch (error) {
     await stop();
@@ -62,6 +65,7 @@ export async function startPlatform(
     manifest.services[service.name] = { url: service.url, docs: `${service.url}/docs` };
     Object.assign(manifest.credentials, service.credentials);
   }
+  Object.assign(manifest.credentials, await seedDemos(db, manifest.services));
   await mkdir(launcher.DATA_DIR, { recursive: true });
   const manifestPath = join(launcher.DATA_DIR, "local.json");
   // It holds the demo wallet's private key: readable by its owner only.
@@ -70,10 +74,32 @@ export async function startPlatform(
   return { manifest, manifestPath, stop };
 }
 
-/** A copy of a credential without its secret fields (private keys, tokens), for the terminal. */
+/** A copy of a credential without its secret fields (private keys, API keys, tokens), for the terminal. */
 function withoutSecrets(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([name]) => !isSecretName(name)));
+  return Object.fromEntries(
+    Object.entries(value).filter(([name]) => !isSecretName(name) && !/key$/i.test(name)),
+  );
+}
+
+/** A shell expression reading one field of the manifest, so the commands print no secret. */
+function fromManifest(manifestPath: string, field: string): string {
+  const path = relative(process.cwd(), manifestPath);
+  const shown = path.startsWith("..") || isAbsolute(path) ? resolve(manifestPath) : `./${path}`;
+  return `$(node -p "require('${shown}').credentials.${field}")`;
+}
+
+/**
+ * The environment a service starts with: its upstreams' URL variables pointed at where the
+ * services it calls listen (they start first), unless already set.
+ */
+function withUpstreams(definition: ServiceDefinition<never>, env: Env, started: StartedService[]): Env {
+  const wiring = Object.entries(definition.upstreams ?? {}).filter(
+    ([variable]) => env[variable] === undefined,
+  );
+  if (wiring.length === 0) return env;
+  const urls = new Map(started.map((service) => [service.name, service.url]));
+  return { ...env, ...Object.fromEntries(wiring.map(([variable, name]) => [variable, urls.get(name)])) };
 }
 
 /** The banner printed once everything listens. */
@@ -93,7 +119,22 @@ export function banner(platform: RunningPlatform, titles: Map<string, string>): 
   if (credentials.length === 0) lines.push("  (none yet)");
   for (const [key, value] of credentials) lines.push(`  ${key}: ${JSON.stringify(withoutSecrets(value))}`);
   const first = manifest.services.fortune?.url ?? Object.values(manifest.services)[0]?.url;
-  lines.push("", "Try:", `  curl -i -X POST ${first}/api/fortune`, `  curl ${first}/healthz`);
+  lines.push("", "Try:", `  curl -i -X POST ${first}/api/fortune`, `  npm run pay -- /api/fortune`);
+  const gateway = manifest.services.gateway?.url;
+  const markets = manifest.credentials.markets as { sampleRefs?: { slug?: string } } | undefined;
+  if (gateway && markets?.sampleRefs?.slug) {
+    const run = {
+      provider: "markets",
+      endpoint: "/pm/event",
+      method: "GET",
+      input: { queryParams: { ref: markets.sampleRefs.slug } },
+    };
+    lines.push(
+      `  curl -s -X POST ${gateway}/v1/run -H "authorization: Bearer ${fromManifest(platform.manifestPath, "gateway.gatewayKey")}" \\`,
+      `    -H 'content-type: application/json' -d '${JSON.stringify(run)}'`,
+      "  (services/gateway/README.md: the same through MCP at /mcp, and the shop and post tools)",
+    );
+  }
   lines.push(
     "",
     `The same as JSON: ${platform.manifestPath}`,

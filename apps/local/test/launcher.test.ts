@@ -56,6 +56,46 @@ async function waitFor(check: () => boolean, what: string, timeoutMs = 60_000): 
   }
 }
 
+type GatewayDemo = { gatewayKey: string };
+
+/** The demo gateway key runs the shop and markets tools over /v1/run, with the demo shop key; no key is printed. */
+async function expectGatewayToolsRun(manifest: LocalManifest, output: string): Promise<void> {
+  const credentials = manifest.credentials as {
+    gateway: GatewayDemo;
+    shop: { shopKey: string };
+    markets: { sampleRefs: { slug: string } };
+  };
+  expect(output).not.toContain(credentials.gateway.gatewayKey);
+  expect(output).not.toContain(credentials.shop.shopKey);
+  const run = (body: unknown, upstreamKey?: string) =>
+    fetch(`${manifest.services.gateway?.url}/v1/run`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${credentials.gateway.gatewayKey}`,
+        "content-type": "application/json",
+        ...(upstreamKey ? { "x-upstream-key": upstreamKey } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+  const event = await run({
+    provider: "markets",
+    endpoint: "/pm/event",
+    method: "GET",
+    input: { queryParams: { ref: credentials.markets.sampleRefs.slug } },
+  });
+  expect(event.status).toBe(200);
+  expect(await event.json()).toMatchObject({ upstream: { status: 200 }, cost: { amount: "0" } });
+  const shop = await run(
+    { provider: "shop", endpoint: "/api/shops/agent-availability", method: "GET", input: {} },
+    credentials.shop.shopKey,
+  );
+  expect(shop.status).toBe(200);
+  expect(await shop.json()).toMatchObject({
+    upstream: { status: 200 },
+    output: { shop: { id: "shop_demo_barber" } },
+  });
+}
+
 describe("npm start (the local launcher)", () => {
   let dataDir: string;
   beforeAll(async () => {
@@ -85,6 +125,7 @@ describe("npm start (the local launcher)", () => {
         expect(health.status, name).toBe(200);
         expect((await fetch(service.docs)).status, name).toBe(200);
       }
+      await expectGatewayToolsRun(manifest, first.output());
     } finally {
       first.child.kill("SIGINT");
     }

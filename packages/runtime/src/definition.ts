@@ -36,5 +36,11 @@ export type ServiceDefinition<Config extends BaseServiceConfig = BaseServiceConf
   title: string;
   loadConfig(env: Env): Config;
   migrations: URL;
+  /**
+   * The other services this one calls, by the variable naming each one's URL (for example
+   * `GATEWAY_SHOP_URL: "shop"`): a launcher that runs them together points these at where they
+   * listen, unless the environment already sets them.
+   */
+  upstreams?: Record<string, string>;
   build(context: ServiceContext<Config>): Promise<BuiltService>;
 };

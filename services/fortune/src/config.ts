@@ -10,6 +10,7 @@ const variables = z.object({
   FORTUNE_RAILS: z.enum(["local", "hosted"]).default("local"),
   FORTUNE_CHAIN_PORT: settings.port(8545),
   FORTUNE_CHAIN_ID: z.coerce.number().int().positive().default(1337),
+  FORTUNE_SETTLEMENT_TIMEOUT_SECONDS: z.coerce.number().positive().default(30),
   FORTUNE_FACILITATOR_URL: z.url().optional(),
   FORTUNE_FACILITATOR_TOKEN: z.string().min(1).optional(),
   FORTUNE_CDP_API_KEY_ID: z.string().min(1).optional(),
@@ -74,6 +75,8 @@ export type FortuneConfig = BaseServiceConfig & {
   mppRealm: string;
   rails: RailsConfig;
   premiumLimit: { perCategory: number; windowMs: number };
+  /** Local: how long the facilitator waits for a settlement's receipt before calling it pending. */
+  settlementTimeoutMs: number;
   /** How long a stream waits for the voucher paying its next token before it ends. */
   voucherWaitMs: number;
   /** MPP session vouchers are settled on chain at most this long after they were billed. */
@@ -171,6 +174,7 @@ export function loadFortuneConfig(env: Env): FortuneConfig {
       perCategory: parsed.FORTUNE_PREMIUM_LIMIT,
       windowMs: parsed.FORTUNE_PREMIUM_WINDOW_HOURS * 3600_000,
     },
+    settlementTimeoutMs: parsed.FORTUNE_SETTLEMENT_TIMEOUT_SECONDS * 1000,
     voucherWaitMs: parsed.FORTUNE_STREAM_VOUCHER_WAIT_SECONDS * 1000,
     sessionSettleMs: parsed.FORTUNE_SESSION_SETTLE_SECONDS * 1000,
     text: parsed.FORTUNE_TEXT_URL

@@ -94,6 +94,7 @@ async function localRails(
       rpcUrl: anvil.rpcUrl,
       chainId: chain.chainId,
       signerPrivateKey: LOCAL_DEV_ACCOUNTS.facilitator.privateKey,
+      confirmationTimeoutMs: config.settlementTimeoutMs,
     });
     const payer = LOCAL_DEV_ACCOUNTS.payer;
     if ((await chain.balanceOf(payer.address)) === 0n) {

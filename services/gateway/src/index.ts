@@ -1,3 +1,11 @@
 export { createApp, type GatewayDeps } from "./app.ts";
 export { type GatewayConfig, loadGatewayConfig } from "./config.ts";
-export { gatewayService } from "./service.ts";
+export { PROVIDERS } from "./registry/providers.ts";
+export { createRegistry, ToolRegistry } from "./registry/registry.ts";
+export type { ProviderDeclaration, ToolDeclaration } from "./registry/types.ts";
+export type { RunEnvelope } from "./runner/run-tool.ts";
+export { buildGatewayDeps, configuredRegistry, type GatewayParts, gatewayService } from "./service.ts";
+export { FakeUpstreamClient, jsonAnswer } from "./upstream/client.fake.ts";
+export type { UpstreamClient, UpstreamLimits, UpstreamRequest, UpstreamResponse } from "./upstream/client.ts";
+export { UpstreamFailure } from "./upstream/client.ts";
+export { createUndiciUpstreamClient } from "./upstream/undici-client.ts";

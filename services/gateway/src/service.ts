@@ -1,6 +1,48 @@
+import { type Clock, type Logger, systemClock } from "@app/core";
+import type { Database } from "@app/db";
 import type { ServiceDefinition } from "@app/runtime";
 import { createApp } from "./app.ts";
 import { type GatewayConfig, loadGatewayConfig } from "./config.ts";
+import { perMinute } from "./domain/token-bucket.ts";
+import { PROVIDERS } from "./registry/providers.ts";
+import { createRegistry, type ToolRegistry } from "./registry/registry.ts";
+import type { GatewayDeps } from "./runner/deps.ts";
+import { AccountStore } from "./store/accounts.ts";
+import { IdempotencyStore } from "./store/idempotency.ts";
+import { RateLimiter } from "./store/rate-buckets.ts";
+import { RunStore } from "./store/runs.ts";
+import type { UpstreamClient } from "./upstream/client.ts";
+import { createUndiciUpstreamClient } from "./upstream/undici-client.ts";
+
+/** What the gateway is built from besides its database: the registry, the upstream client, limits. */
+export type GatewayParts = {
+  registry: ToolRegistry;
+  upstream: UpstreamClient;
+  runsPerMinute: number;
+  clock?: Clock;
+};
+
+/** Wires the stores and capabilities into the dependencies of the app (the service and tests). */
+export function buildGatewayDeps(db: Database, logger: Logger, parts: GatewayParts): GatewayDeps {
+  const clock = parts.clock ?? systemClock;
+  return {
+    db,
+    logger,
+    clock,
+    registry: parts.registry,
+    upstream: parts.upstream,
+    accounts: new AccountStore(db),
+    runs: new RunStore(db),
+    idempotency: new IdempotencyStore(db, () => clock.now()),
+    rateLimiter: new RateLimiter(db, perMinute(parts.runsPerMinute), clock),
+    runsPerMinute: parts.runsPerMinute,
+  };
+}
+
+/** The registry of the spec's five tools at the configured base URLs. */
+export function configuredRegistry(config: Pick<GatewayConfig, "providerUrls">): ToolRegistry {
+  return createRegistry(PROVIDERS, config.providerUrls);
+}
 
 /** How the runtime starts the gateway service. */
 export const gatewayService: ServiceDefinition<GatewayConfig> = {
@@ -8,5 +50,14 @@ export const gatewayService: ServiceDefinition<GatewayConfig> = {
   title: "Tool Gateway API",
   loadConfig: loadGatewayConfig,
   migrations: new URL("../migrations/", import.meta.url),
-  build: async ({ db, logger }) => ({ app: createApp({ db, logger }) }),
+  upstreams: { GATEWAY_SHOP_URL: "shop", GATEWAY_MARKETS_URL: "markets", GATEWAY_PUBLISHER_URL: "publisher" },
+  build: async ({ config, db, logger }) => {
+    const upstream = createUndiciUpstreamClient(config.upstreamLimits);
+    const deps = buildGatewayDeps(db, logger, {
+      registry: configuredRegistry(config),
+      upstream,
+      runsPerMinute: config.runsPerMinute,
+    });
+    return { app: createApp(deps), stop: () => upstream.close() };
+  },
 };

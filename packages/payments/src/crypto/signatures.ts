@@ -1,14 +1,19 @@
 import secp256k1 from "secp256k1";
 import {
   type Address,
+  bytesToHex,
   type Hex,
   hashMessage,
   hashTypedData,
   hexToBytes,
   isAddressEqual,
   keccak256,
+  type LocalAccount,
+  serializeSignature,
+  serializeTransaction,
   type TypedDataDefinition,
 } from "viem";
+import { type NonceManager, privateKeyToAccount, toAccount } from "viem/accounts";
 
 /**
  * The externally owned account that signed `hash` with a 65-byte ECDSA signature,
@@ -49,4 +54,42 @@ export function isTypedDataSignedBy(
 ): boolean {
   const signer = recoverSigner(hashTypedData(typedData), signature);
   return signer !== undefined && isAddressEqual(signer, address as Address);
+}
+
+/**
+ * A viem account whose signatures (transactions, messages, typed data) are made with
+ * libsecp256k1 instead of pure JS: a few milliseconds saved on every transaction the local
+ * facilitator sends. `nonceManager` as for `privateKeyToAccount`.
+ */
+export function nativeSigningAccount(
+  privateKey: Hex,
+  options: { nonceManager?: NonceManager } = {},
+): LocalAccount {
+  const { address } = privateKeyToAccount(privateKey);
+  const key = hexToBytes(privateKey);
+  const signHash = (hash: Hex) => {
+    const { signature, recid } = secp256k1.ecdsaSign(hexToBytes(hash), key);
+    return {
+      r: bytesToHex(signature.subarray(0, 32)),
+      s: bytesToHex(signature.subarray(32)),
+      yParity: recid,
+    };
+  };
+  return toAccount({
+    address,
+    nonceManager: options.nonceManager,
+    async sign({ hash }) {
+      return serializeSignature(signHash(hash));
+    },
+    async signMessage({ message }) {
+      return serializeSignature(signHash(hashMessage(message)));
+    },
+    async signTypedData(typedData) {
+      return serializeSignature(signHash(hashTypedData(typedData as TypedDataDefinition)));
+    },
+    async signTransaction(transaction, { serializer = serializeTransaction } = {}) {
+      const hash = keccak256(await serializer(transaction));
+      return serializer(transaction, signHash(hash));
+    },
+  });
 }

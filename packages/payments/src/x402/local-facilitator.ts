@@ -11,16 +11,22 @@ import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
 import {
+  type Abi,
   type Address,
+  concat,
   createWalletClient,
   defineChain,
+  encodeFunctionData,
   type Hex,
   http,
+  keccak256,
   publicActions,
+  type TransactionReceipt,
   type TypedDataDefinition,
 } from "viem";
-import { nonceManager, privateKeyToAccount } from "viem/accounts";
-import { isTypedDataSignedBy } from "../crypto/signatures.ts";
+import { nonceManager } from "viem/accounts";
+import { sendRawTransactionSync } from "viem/actions";
+import { isTypedDataSignedBy, nativeSigningAccount } from "../crypto/signatures.ts";
 
 /** Options for {@link createLocalFacilitator}. */
 export interface LocalFacilitatorOptions {
@@ -53,7 +59,8 @@ export interface LocalFacilitatorClient extends FacilitatorClient {
 export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalFacilitatorClient {
   const network: Network = `eip155:${options.chainId}`;
   // One signer settles many payments at once: the nonce manager hands each transaction its own nonce.
-  const account = privateKeyToAccount(options.signerPrivateKey, { nonceManager });
+  const account = nativeSigningAccount(options.signerPrivateKey, { nonceManager });
+  const confirmationTimeoutMs = options.confirmationTimeoutMs ?? 60_000;
   const chain = defineChain({
     id: options.chainId,
     name: network,
@@ -63,19 +70,21 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
   const client = createWalletClient({
     account,
     chain,
-    transport: http(options.rpcUrl),
+    // A send waiting on stalled mining gives up with the receipt wait, not before.
+    transport: http(options.rpcUrl, { timeout: Math.min(10_000, confirmationTimeoutMs) }),
     pollingInterval: options.pollingIntervalMs ?? 100,
   }).extend(publicActions);
   // A plain EOA signature is checked natively; anything else (ERC-1271, ERC-6492) goes to viem's full check.
   const verifyTypedData = async (args: Parameters<typeof client.verifyTypedData>[0]) =>
     isTypedDataSignedBy(args.address, args as TypedDataDefinition, args.signature as Hex) ||
     client.verifyTypedData(args);
+  const sender = syncSender(client, account);
   const signer = toFacilitatorEvmSigner(
     // viem's generic client types are wider than the structural signer type x402 declares.
-    { ...client, verifyTypedData, address: account.address } as unknown as Parameters<
+    { ...client, ...sender, verifyTypedData, address: account.address } as unknown as Parameters<
       typeof toFacilitatorEvmSigner
     >[0],
-    { confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000 },
+    { confirmationTimeoutMs },
   );
   const facilitator = new x402Facilitator()
     .register(network, new ExactEvmScheme(signer))
@@ -92,6 +101,66 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
     getSupported: async () =>
       facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient["getSupported"]>>,
   };
+}
+
+type WalletClient = ReturnType<typeof createWalletClient> & ReturnType<typeof publicActions>;
+
+/**
+ * `writeContract` and `waitForTransactionReceipt` for the facilitator's signer, over
+ * `eth_sendRawTransactionSync` (EIP-7966): the node answers the send with the receipt, so a
+ * settlement costs one round trip instead of a send and a receipt poll. When the node does not
+ * answer in time (mining stalled) or the connection drops, the transaction may be out: its hash
+ * (known before sending) is returned, and the receipt is then waited for as usual, so a late one
+ * makes the settlement `settlement_pending`, never failed. A node that refuses the transaction
+ * makes the send throw, as `writeContract` would.
+ */
+function syncSender(client: WalletClient, account: ReturnType<typeof nativeSigningAccount>) {
+  const receipts = new Map<Hex, TransactionReceipt>();
+  return {
+    async writeContract(args: {
+      address: Address;
+      abi: Abi;
+      functionName: string;
+      args?: readonly unknown[];
+      dataSuffix?: Hex;
+    }) {
+      const call = encodeFunctionData({ abi: args.abi, functionName: args.functionName, args: args.args });
+      const request = await client.prepareTransactionRequest({
+        account,
+        chain: client.chain,
+        to: args.address,
+        data: args.dataSuffix ? concat([call, args.dataSuffix]) : call,
+      });
+      const serializedTransaction = await account.signTransaction(request as never);
+      const hash = keccak256(serializedTransaction);
+      try {
+        // No `timeout` parameter: anvil refuses it; the transport's own timeout bounds the wait.
+        receipts.set(hash, await sendRawTransactionSync(client, { serializedTransaction }));
+      } catch (error) {
+        if (isRefusal(error)) throw error;
+      }
+      return hash;
+    },
+    async waitForTransactionReceipt(args: { hash: Hex; timeout?: number }) {
+      const receipt = receipts.get(args.hash);
+      if (!receipt) return client.waitForTransactionReceipt(args);
+      receipts.delete(args.hash);
+      return receipt;
+    },
+  };
+}
+
+/** A JSON-RPC error that says the node refused the transaction (not a timeout, code 4, nor a lost connection). */
+function isRefusal(error: unknown): boolean {
+  let code: unknown;
+  for (
+    let cause: unknown = error;
+    cause && code === undefined;
+    cause = (cause as { cause?: unknown }).cause
+  ) {
+    code = (cause as { code?: unknown }).code;
+  }
+  return typeof code === "number" && code !== 4 && code < 0;
 }
 
 /** Per-path auth headers as `HTTPFacilitatorClient` wants them. */

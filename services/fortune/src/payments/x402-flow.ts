@@ -85,6 +85,15 @@ export class X402Flow {
         throw paymentsUnavailable();
       });
     if (!verification.isValid || verification.payer?.toLowerCase() !== payer) {
+      // A retry of an authorisation already claimed here fails verification once it is spent on
+      // chain: it resumes its payment (after its signature proved its payer).
+      if (
+        (await this.deps.ledger.byClaimKey(payment.claimKey)) &&
+        this.deps.x402.isSignedByPayer(payment, expected)
+      ) {
+        await run?.release();
+        return this.resume(c, offer, payment.claimKey, undefined);
+      }
       await run?.release();
       const reason = verification.isValid
         ? "invalid_payer"

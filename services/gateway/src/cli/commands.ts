@@ -1,0 +1,134 @@
+import type { Clock } from "@app/core";
+import type { Database } from "@app/db";
+import { formatUsd, parseUsd } from "../domain/money.ts";
+import { type Account, AccountStore } from "../store/accounts.ts";
+import { credit, ledgerOf } from "../store/ledger.ts";
+import { RunStore } from "../store/runs.ts";
+
+/** A mistake in the command line, reported to the operator without a stack trace. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export type Options = Record<string, string | undefined>;
+export type CommandContext = { db: Database; clock: Clock; options: Options };
+
+/** One CLI command: its options (`?` marks an optional one) and what it does. */
+export type Command = { options: string[]; help: string; run(context: CommandContext): Promise<unknown> };
+
+function required(options: Options, name: string): string {
+  const value = options[name]?.trim();
+  if (!value) throw new UsageError(`--${name} is required.`);
+  return value;
+}
+
+function amount(options: Options, name: string): bigint {
+  const micro = parseUsd(required(options, name));
+  if (micro === undefined || micro === 0n) {
+    throw new UsageError(
+      `--${name} must be a USD amount above zero with at most 6 decimals, like 25 or 0.50.`,
+    );
+  }
+  return micro;
+}
+
+async function accountOf(db: Database, options: Options): Promise<Account> {
+  const id = required(options, "account");
+  const account = await new AccountStore(db).get(id);
+  if (!account) throw new UsageError(`There is no account ${id}.`);
+  return account;
+}
+
+const accountView = (account: Account) => ({
+  id: account.id,
+  name: account.name,
+  balance: formatUsd(account.balanceMicro),
+  createdAt: account.createdAt.toISOString(),
+});
+
+/** Every command of `npm run gateway --`, by its words. */
+export const COMMANDS: Record<string, Command> = {
+  "accounts create": {
+    options: ["name", "credit?"],
+    help: "a gateway account; --credit tops it up at once (USD, e.g. 25)",
+    run: async ({ db, options }) => {
+      const name = required(options, "name");
+      if (name.length > 100) throw new UsageError("--name has at most 100 characters.");
+      const initial = options.credit === undefined ? 0n : amount(options, "credit");
+      const account = await new AccountStore(db).create(name);
+      if (initial > 0n) await credit(db, account.id, initial, "initial credit");
+      return { account: accountView((await new AccountStore(db).get(account.id)) ?? account) };
+    },
+  },
+  "accounts list": {
+    options: [],
+    help: "every account with its balance",
+    run: async ({ db }) => ({ accounts: (await new AccountStore(db).list()).map(accountView) }),
+  },
+  "keys create": {
+    options: ["account", "label?"],
+    help: "a gateway key, printed once: only its SHA-256 hash is stored",
+    run: async ({ db, options }) => {
+      const account = await accountOf(db, options);
+      const issued = await new AccountStore(db).issueKey(account.id, options.label?.trim() ?? "");
+      return { ...issued, note: "Shown once: store it now. Send it as `Authorization: Bearer <key>`." };
+    },
+  },
+  "keys list": {
+    options: ["account"],
+    help: "an account's keys: ids, prefixes, labels, dates (never the keys)",
+    run: async ({ db, options }) => ({
+      keys: await new AccountStore(db).listKeys((await accountOf(db, options)).id),
+    }),
+  },
+  "keys revoke": {
+    options: ["key"],
+    help: "revokes a key by its id (key_…); runs with it get 401 from then on",
+    run: async ({ db, clock, options }) => {
+      const keyId = required(options, "key");
+      if (!(await new AccountStore(db).revokeKey(keyId, clock.now()))) {
+        throw new UsageError(`There is no active key ${keyId}.`);
+      }
+      return { revoked: keyId };
+    },
+  },
+  credit: {
+    options: ["account", "amount", "note?"],
+    help: "adds USD to an account's balance (a ledger row)",
+    run: async ({ db, options }) => {
+      const account = await accountOf(db, options);
+      const balance = await credit(
+        db,
+        account.id,
+        amount(options, "amount"),
+        options.note?.trim() || undefined,
+      );
+      return { account: account.id, balance: formatUsd(balance ?? 0n) };
+    },
+  },
+  usage: {
+    options: ["account", "limit?"],
+    help: "an account's balance, latest runs and ledger (--limit rows, default 20)",
+    run: async ({ db, options }) => {
+      const account = await accountOf(db, options);
+      const text = options.limit?.trim() ?? "20";
+      if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 1000) {
+        throw new UsageError("--limit must be a whole number from 1 to 1000.");
+      }
+      const limit = Number(text);
+      const runs = await new RunStore(db).recent(account.id, limit);
+      const ledger = await ledgerOf(db, account.id, limit);
+      return {
+        account: accountView(account),
+        runs: runs.map((run) => ({ ...run, cost: formatUsd(run.costMicro), costMicro: undefined })),
+        ledger: ledger.map((entry) => ({
+          ...entry,
+          amount: formatUsd(entry.amountMicro),
+          balanceAfter: formatUsd(entry.balanceAfterMicro),
+          amountMicro: undefined,
+          balanceAfterMicro: undefined,
+        })),
+      };
+    },
+  },
+};

@@ -1,0 +1,58 @@
+import { createRoute, errorResponseSpec, jsonResponse, requestHeader } from "@app/core";
+import type { GatewayDeps } from "../runner/deps.ts";
+import { runIdempotently } from "../runner/idempotent-run.ts";
+import { type RunRequest, runTool } from "../runner/run-tool.ts";
+import { RunBodySchema, RunEnvelopeSchema } from "./schemas.ts";
+import {
+  COMMON_RESPONSES,
+  callerOf,
+  GATEWAY_KEY_SECURITY,
+  type GatewayApp,
+  gatewayKeyGuard,
+  invalidInputHook,
+} from "./shared.ts";
+
+/** The header that carries the caller's upstream key (preferred to the body's `upstreamKey`). */
+export const UPSTREAM_KEY_HEADER = "x-upstream-key";
+
+/** POST /v1/run: runs a registered tool on the caller's behalf and answers the run envelope. */
+export function registerRun(app: GatewayApp, deps: GatewayDeps): void {
+  const route = createRoute({
+    method: "post",
+    path: "/v1/run",
+    operationId: "run",
+    tags: ["Tools"],
+    summary: "Run a tool",
+    description:
+      "Runs the named tool with `input`. Whenever the upstream answered, the answer is 200 with the run envelope, the upstream's status in `upstream.status` (its 4xx and 5xx included). Send the upstream key in `X-Upstream-Key`; send `Idempotency-Key` to make retries safe.",
+    security: GATEWAY_KEY_SECURITY,
+    middleware: [gatewayKeyGuard(deps)],
+    request: { body: { required: true, content: { "application/json": { schema: RunBodySchema } } } },
+    responses: {
+      200: jsonResponse(RunEnvelopeSchema, "The upstream answered: the run envelope"),
+      ...COMMON_RESPONSES,
+      402: errorResponseSpec("A priced tool costs more than the balance (INSUFFICIENT_BALANCE)"),
+      409: errorResponseSpec("Idempotency-Key reused on another request, or still running"),
+      429: errorResponseSpec("Too many runs for this gateway key (RATE_LIMITED); see Retry-After"),
+      502: errorResponseSpec("UPSTREAM_UNAVAILABLE or UPSTREAM_RESPONSE_TOO_LARGE; nothing charged"),
+      504: errorResponseSpec("UPSTREAM_TIMEOUT; nothing charged"),
+    },
+  });
+  app.openapi(
+    route,
+    async (c) => {
+      const caller = callerOf(c);
+      const { upstreamKey: bodyKey, ...body } = c.req.valid("json");
+      const upstreamKey = requestHeader(c, UPSTREAM_KEY_HEADER) ?? bodyKey;
+      const request: RunRequest = body;
+      const execute = () => runTool(deps, caller, request, upstreamKey);
+      c.header("Cache-Control", "no-store");
+      const idempotencyKey = requestHeader(c, "idempotency-key");
+      if (idempotencyKey === undefined) return c.json(await execute(), 200);
+      const answer = await runIdempotently(deps, caller, idempotencyKey, request, execute);
+      if (answer.replayed) c.header("Idempotent-Replayed", "true");
+      return c.json(answer.envelope, 200);
+    },
+    invalidInputHook,
+  );
+}

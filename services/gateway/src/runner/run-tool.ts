@@ -1,0 +1,172 @@
+import { newId, type ValidationIssue } from "@app/core";
+import { type UsdAmount, usd } from "../domain/money.ts";
+import { decodeOutput } from "../domain/output.ts";
+import { prepareToolInput, upstreamUrl } from "../domain/tool-input.ts";
+import { GatewayError } from "../errors.ts";
+import type { RegisteredTool } from "../registry/types.ts";
+import type { Caller } from "../store/accounts.ts";
+import type { NewRun, RunOutcome } from "../store/runs.ts";
+import { UpstreamFailure, type UpstreamFailureKind } from "../upstream/client.ts";
+import type { GatewayDeps } from "./deps.ts";
+import { findTool } from "./find-tool.ts";
+
+/** A run as the caller names it (the body of `POST /v1/run`, the `run` MCP tool's arguments). */
+export type RunRequest = { provider: string; endpoint: string; method: string; input?: unknown };
+
+/** What a run answers whenever the upstream answered, whatever its status. */
+export type RunEnvelope = {
+  runId: string;
+  provider: string;
+  endpoint: string;
+  method: string;
+  upstream: { status: number; retryAfter?: string };
+  output: unknown;
+  cost: UsdAmount;
+  balance: UsdAmount;
+  durationMs: number;
+};
+
+/** Upstream keys are sent as a header value: visible ASCII only, of a sane length. */
+const UPSTREAM_KEY = /^[\x21-\x7e]{1,512}$/;
+
+const USER_AGENT = "agent-platform-gateway/1.0";
+
+const FAILURES: Record<UpstreamFailureKind, { outcome: RunOutcome; error: () => GatewayError }> = {
+  unavailable: {
+    outcome: "upstream_unavailable",
+    error: () =>
+      new GatewayError(
+        "UPSTREAM_UNAVAILABLE",
+        "The tool's upstream could not be reached; nothing was charged.",
+      ),
+  },
+  timeout: {
+    outcome: "upstream_timeout",
+    error: () =>
+      new GatewayError(
+        "UPSTREAM_TIMEOUT",
+        "The tool's upstream did not answer in time; nothing was charged.",
+      ),
+  },
+  too_large: {
+    outcome: "upstream_response_too_large",
+    error: () =>
+      new GatewayError(
+        "UPSTREAM_RESPONSE_TOO_LARGE",
+        "The tool's upstream answered more than the gateway accepts; nothing was charged.",
+      ),
+  },
+};
+
+function invalidInput(issues: ValidationIssue[]): GatewayError {
+  return new GatewayError("INVALID_INPUT", "The run's input does not match the tool's schema.", { issues });
+}
+
+/** The upstream key to send, if the tool takes one: required then, checked, never echoed. */
+function upstreamKeyFor(tool: RegisteredTool, upstreamKey: string | undefined): string | undefined {
+  if (tool.provider.upstreamKeyHeader === null) return undefined;
+  if (upstreamKey === undefined || upstreamKey === "") {
+    throw new GatewayError(
+      "UPSTREAM_KEY_REQUIRED",
+      `This tool needs your ${tool.provider.name} key: send it in the X-Upstream-Key header (or as upstreamKey).`,
+    );
+  }
+  if (!UPSTREAM_KEY.test(upstreamKey)) {
+    throw invalidInput([{ path: "upstreamKey", message: "must be 1 to 512 visible ASCII characters" }]);
+  }
+  return upstreamKey;
+}
+
+/**
+ * Runs one registered tool for a caller: finds it (404), validates its input (400), takes a token
+ * from the key's bucket (429), charges its price without ever going below zero (402), calls only
+ * the registered upstream with the caller's upstream key in the upstream's own header, records the
+ * run, and answers the envelope. An unreachable, slow or oversize upstream is a 502/504 and the
+ * price goes back. The upstream key is used for this one call: never stored, logged or returned.
+ */
+export async function runTool(
+  deps: GatewayDeps,
+  caller: Caller,
+  request: RunRequest,
+  upstreamKey: string | undefined,
+): Promise<RunEnvelope> {
+  const tool = findTool(deps.registry, request);
+  const prepared = prepareToolInput(tool, request.input);
+  if (!prepared.ok) throw invalidInput(prepared.issues);
+  const key = upstreamKeyFor(tool, upstreamKey);
+  const url = upstreamUrl(tool.provider.baseUrl, prepared.call);
+
+  const rate = await deps.rateLimiter.take(caller.keyId);
+  if (!rate.allowed) {
+    throw new GatewayError(
+      "RATE_LIMITED",
+      `This gateway key may start ${deps.runsPerMinute} runs a minute; try again in ${rate.retryAfterSeconds} s.`,
+      { retryAfterSeconds: rate.retryAfterSeconds },
+      { "Retry-After": String(rate.retryAfterSeconds) },
+    );
+  }
+
+  const run: NewRun = {
+    id: newId("run"),
+    accountId: caller.accountId,
+    keyId: caller.keyId,
+    provider: tool.provider.id,
+    endpoint: tool.endpoint,
+    method: tool.method,
+    costMicro: tool.priceMicro,
+  };
+  const started = await deps.runs.start(run);
+  if (started.kind === "insufficient") {
+    throw new GatewayError("INSUFFICIENT_BALANCE", "This tool costs more than the account's balance.", {
+      price: usd(tool.priceMicro),
+      balance: usd(started.balanceMicro),
+    });
+  }
+
+  const headers: Record<string, string> = { accept: "application/json", "user-agent": USER_AGENT };
+  if (key !== undefined && tool.provider.upstreamKeyHeader) headers[tool.provider.upstreamKeyHeader] = key;
+  const startedAt = performance.now();
+  const elapsed = () => Math.round(performance.now() - startedAt);
+  let response: Awaited<ReturnType<typeof deps.upstream.send>>;
+  try {
+    response = await deps.upstream.send({ url, method: tool.method, headers });
+  } catch (error) {
+    if (!(error instanceof UpstreamFailure)) throw error;
+    const failure = FAILURES[error.kind];
+    const durationMs = elapsed();
+    await deps.runs.finish(run, { outcome: failure.outcome, upstreamStatus: null, durationMs, refund: true });
+    deps.logger.warn(
+      {
+        runId: run.id,
+        provider: run.provider,
+        endpoint: run.endpoint,
+        failure: error.kind,
+        detail: error.detail,
+        durationMs,
+      },
+      "upstream call failed",
+    );
+    throw failure.error();
+  }
+  const durationMs = elapsed();
+  const refund = response.status >= 500;
+  const balance = await deps.runs.finish(run, {
+    outcome: "completed",
+    upstreamStatus: response.status,
+    durationMs,
+    refund,
+  });
+  return {
+    runId: run.id,
+    provider: run.provider,
+    endpoint: run.endpoint,
+    method: run.method,
+    upstream: response.retryAfter
+      ? { status: response.status, retryAfter: response.retryAfter }
+      : { status: response.status },
+    output: decodeOutput(response.body, response.contentType, key),
+    cost: usd(refund ? 0n : run.costMicro),
+    balance: usd(balance),
+    durationMs,
+  };
+}
