@@ -18,9 +18,11 @@ export async function startServer(script: string): Promise<{ port: number; child
 export function forkServer<Message>(
   script: string,
   timeoutMs = 120_000,
+  env: Record<string, string> = {},
 ): Promise<{ message: Message; child: ChildProcess }> {
   const child = fork(fileURLToPath(new URL(script, import.meta.url)), {
     execArgv: ["--import", "tsx"],
+    env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
   return new Promise((resolve, reject) => {

@@ -1,7 +1,12 @@
 import { Agent, request } from "node:http";
 
 /** One prepared request of a {@link runFixed} run (each is sent at most once). */
-export type FixedRequest = { method: "GET" | "POST"; path: string; headers?: Record<string, string> };
+export type FixedRequest = {
+  method: "GET" | "POST";
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+};
 
 export type FixedResult = {
   /** Requests sent (≤ the prepared count: the run also stops at its deadline). */
@@ -52,7 +57,7 @@ export async function runFixed(
           port: url.port,
           method: prepared.method,
           path: prepared.path,
-          headers: { ...prepared.headers, "content-length": "0" },
+          headers: { ...prepared.headers, "content-length": String(Buffer.byteLength(prepared.body ?? "")) },
           timeout: 30_000,
         },
         (res) => {
@@ -63,7 +68,7 @@ export async function runFixed(
       );
       req.once("timeout", () => req.destroy(new Error("timeout")));
       req.once("error", () => resolve(0));
-      req.end();
+      req.end(prepared.body);
     });
 
   const worker = async () => {

@@ -1,13 +1,15 @@
 import { cpus } from "node:os";
 import { benchFortune } from "./fortune.ts";
+import { benchGateway } from "./gateway.ts";
 import { benchHttpStack } from "./http-stack.ts";
 
 /**
  * `npm run bench`: every benchmark of the platform, each against a baseline measured
- * in the same run. `BENCH_ONLY=http` or `BENCH_ONLY=fortune` runs one section;
+ * in the same run. `BENCH_ONLY=http`, `fortune` or `gateway` runs one section;
  * `BENCH_SECONDS` shortens or lengthens the timed phases.
  */
 const only = process.env.BENCH_ONLY;
 process.stdout.write(`Benchmarks on ${process.version}, ${cpus().length} cores\n`);
 if (!only || only === "http") await benchHttpStack();
 if (!only || only === "fortune") await benchFortune();
+if (!only || only === "gateway") await benchGateway();
