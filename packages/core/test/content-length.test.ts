@@ -3,9 +3,10 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { json, silentLogger } from "@app/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningServer, serveApp, streamRequestBody } from "../src/index.ts";
+import { createServiceApp, type RunningServer, serveApp, streamRequestBody } from "../src/index.ts";
 import { exampleApp } from "./helpers.ts";
 
 const LIMIT = 64 * 1024;
@@ -132,5 +133,43 @@ describe("content-length guard", () => {
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({ bytes: payload.length });
     expect((await readFile(join(dir, "body.bin"))).equals(payload)).toBe(true);
+  });
+});
+
+describe("streaming a request body", () => {
+  it("streams a body far longer than one socket read from Node's request, never waiting forever", async () => {
+    const app = createServiceApp({
+      name: "uploads",
+      title: "Uploads",
+      version: "1",
+      logger: silentLogger(),
+      checkReady: async () => undefined,
+      ownBodyGuard: (path) => path === "/big",
+    });
+    let received = 0;
+    app.post("/big", async (c) => {
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          received += chunk.length;
+          done();
+        },
+      });
+      return c.json({ bytes: await streamRequestBody(c, sink, { maxBytes: 64 * 1024 * 1024 }) });
+    });
+    const running = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
+    try {
+      const size = 8 * 1024 * 1024;
+      const res = await fetch(`${running.url}/big`, {
+        method: "POST",
+        headers: { "content-length": String(size) },
+        body: Buffer.alloc(size, 7),
+        signal: AbortSignal.timeout(20_000),
+      });
+      expect(res.status).toBe(200);
+      expect(await json(res)).toEqual({ bytes: size });
+      expect(received).toBe(size);
+    } finally {
+      await running.close();
+    }
   });
 });

@@ -1,12 +1,118 @@
-import { type Env, loadConfig, z } from "@app/core";
+import { type Env, loadConfig, settings, z } from "@app/core";
 import { type BaseServiceConfig, baseSettings, toBaseConfig } from "@app/runtime";
 
-const variables = z.object({ ...baseSettings("SANDBOX", 3006) });
+const seconds = (fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(400 * 86_400)
+    .default(fallback);
+const count = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000).default(fallback);
+/** A comma-separated list of absolute http(s) URLs (a redirect URI may use `*` as its port on loopback). */
+const urlList = (fallback: string[]) =>
+  z
+    .string()
+    .default(fallback.join(","))
+    .transform((value) =>
+      value
+        .split(",")
+        .map((item) => item.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^\s]+$/, "must be http(s) URLs")).min(1));
 
-export type SandboxConfig = BaseServiceConfig;
+const loopbackCallbacks = (platform: string) => [
+  `http://127.0.0.1:*/oauth/${platform}/callback`,
+  `http://localhost:*/oauth/${platform}/callback`,
+];
+
+const variables = z.object({
+  ...baseSettings("SANDBOX", 3006),
+  SANDBOX_GOOGLE_REDIRECT_URIS: urlList(loopbackCallbacks("youtube")),
+  SANDBOX_GOOGLE_ACCESS_TOKEN_TTL_SECONDS: seconds(3599),
+  SANDBOX_GOOGLE_ROTATE_REFRESH_TOKENS: settings.boolean(false),
+  SANDBOX_YOUTUBE_UPLOADS_PER_DAY: count(100),
+  SANDBOX_YOUTUBE_SESSION_TTL_SECONDS: seconds(7 * 86_400),
+  SANDBOX_TIKTOK_REDIRECT_URIS: urlList(loopbackCallbacks("tiktok")),
+  SANDBOX_TIKTOK_ACCESS_TOKEN_TTL_SECONDS: seconds(86_400),
+  SANDBOX_TIKTOK_REFRESH_TOKEN_TTL_SECONDS: seconds(365 * 86_400),
+  SANDBOX_TIKTOK_VERIFIED_URL_PREFIXES: urlList(["http://127.0.0.1:3002/", "http://localhost:3002/"]),
+  SANDBOX_TIKTOK_INIT_PER_MINUTE: count(6),
+  SANDBOX_TIKTOK_STATUS_PER_MINUTE: count(30),
+  SANDBOX_TIKTOK_PROCESSING_POLLS: z.coerce.number().int().min(0).max(1000).default(1),
+  SANDBOX_TIKTOK_PULL_TIMEOUT_SECONDS: seconds(30),
+  SANDBOX_BLUESKY_ACCESS_TOKEN_TTL_SECONDS: seconds(7200),
+  SANDBOX_BLUESKY_BLOB_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 40)
+    .default(100_000_000),
+  SANDBOX_BLUESKY_SESSIONS_PER_5_MINUTES: count(30),
+  SANDBOX_REQUEST_LOG_SIZE: count(1000),
+});
+
+/** What the twins do, set once at start (a few of them change at run time through `/_sandbox/settings`). */
+export type SandboxSettings = {
+  google: {
+    redirectUris: string[];
+    accessTokenTtlSeconds: number;
+    rotateRefreshTokens: boolean;
+    uploadsPerDay: number;
+    sessionTtlSeconds: number;
+  };
+  tiktok: {
+    redirectUris: string[];
+    accessTokenTtlSeconds: number;
+    refreshTokenTtlSeconds: number;
+    verifiedUrlPrefixes: string[];
+    initPerMinute: number;
+    statusPerMinute: number;
+    /** Status fetches that still answer PROCESSING_* once the media has arrived. */
+    processingPolls: number;
+    pullTimeoutSeconds: number;
+  };
+  bluesky: { accessTokenTtlSeconds: number; blobLimitBytes: number; sessionsPerFiveMinutes: number };
+  requestLogSize: number;
+};
+
+export type SandboxConfig = BaseServiceConfig & { sandbox: SandboxSettings };
 
 /** Reads the sandbox service's settings from the environment, once, failing fast on bad values. */
 export function loadSandboxConfig(env: Env): SandboxConfig {
   const parsed = loadConfig(variables, env, { prefixes: ["SANDBOX_"] });
-  return toBaseConfig(parsed, parsed.SANDBOX_PORT);
+  return {
+    ...toBaseConfig(parsed, parsed.SANDBOX_PORT),
+    sandbox: {
+      google: {
+        redirectUris: parsed.SANDBOX_GOOGLE_REDIRECT_URIS,
+        accessTokenTtlSeconds: parsed.SANDBOX_GOOGLE_ACCESS_TOKEN_TTL_SECONDS,
+        rotateRefreshTokens: parsed.SANDBOX_GOOGLE_ROTATE_REFRESH_TOKENS,
+        uploadsPerDay: parsed.SANDBOX_YOUTUBE_UPLOADS_PER_DAY,
+        sessionTtlSeconds: parsed.SANDBOX_YOUTUBE_SESSION_TTL_SECONDS,
+      },
+      tiktok: {
+        redirectUris: parsed.SANDBOX_TIKTOK_REDIRECT_URIS,
+        accessTokenTtlSeconds: parsed.SANDBOX_TIKTOK_ACCESS_TOKEN_TTL_SECONDS,
+        refreshTokenTtlSeconds: parsed.SANDBOX_TIKTOK_REFRESH_TOKEN_TTL_SECONDS,
+        verifiedUrlPrefixes: parsed.SANDBOX_TIKTOK_VERIFIED_URL_PREFIXES,
+        initPerMinute: parsed.SANDBOX_TIKTOK_INIT_PER_MINUTE,
+        statusPerMinute: parsed.SANDBOX_TIKTOK_STATUS_PER_MINUTE,
+        processingPolls: parsed.SANDBOX_TIKTOK_PROCESSING_POLLS,
+        pullTimeoutSeconds: parsed.SANDBOX_TIKTOK_PULL_TIMEOUT_SECONDS,
+      },
+      bluesky: {
+        accessTokenTtlSeconds: parsed.SANDBOX_BLUESKY_ACCESS_TOKEN_TTL_SECONDS,
+        blobLimitBytes: parsed.SANDBOX_BLUESKY_BLOB_LIMIT_BYTES,
+        sessionsPerFiveMinutes: parsed.SANDBOX_BLUESKY_SESSIONS_PER_5_MINUTES,
+      },
+      requestLogSize: parsed.SANDBOX_REQUEST_LOG_SIZE,
+    },
+  };
+}
+
+/** The settings with no variable set: what tests start from. */
+export function defaultSandboxSettings(): SandboxSettings {
+  return loadSandboxConfig({}).sandbox;
 }

@@ -1,3 +1,9 @@
-export { createApp, type SandboxDeps } from "./app.ts";
-export { loadSandboxConfig, type SandboxConfig } from "./config.ts";
+export { createApp, createSandbox, type SandboxDeps } from "./app.ts";
+export {
+  defaultSandboxSettings,
+  loadSandboxConfig,
+  type SandboxConfig,
+  type SandboxSettings,
+} from "./config.ts";
+export type { SandboxContext } from "./context.ts";
 export { sandboxService } from "./service.ts";

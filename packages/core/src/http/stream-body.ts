@@ -3,6 +3,11 @@ import { pipeline } from "node:stream/promises";
 import type { Context } from "hono";
 import { ApiError } from "../errors.ts";
 
+function webBody(c: Context): Readable {
+  const body = c.req.raw.body;
+  return body ? Readable.fromWeb(body as never) : Readable.from([]);
+}
+
 /**
  * Streams the request body into `sink` chunk by chunk, never holding it whole in
  * memory, and resolves with the number of bytes written. Bodies past `maxBytes`
@@ -13,9 +18,10 @@ export async function streamRequestBody(
   sink: Writable,
   options: { maxBytes: number },
 ): Promise<number> {
+  // Under @hono/node-server, Node's request is the body itself. Touching `c.req.raw.body` then
+  // would start a second reader on the same socket, and a body longer than one read would hang.
   const incoming = (c.env as { incoming?: Readable } | undefined)?.incoming;
-  const body = c.req.raw.body;
-  const source: Readable = incoming ?? (body ? Readable.fromWeb(body as never) : Readable.from([]));
+  const source: Readable = incoming ?? webBody(c);
   let bytes = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {

@@ -11,13 +11,29 @@ import { type Address, type Client, type Hex, keccak256, parseEventLogs } from "
 import { getTransactionReceipt } from "viem/actions";
 import { Abis, Transaction } from "viem/tempo";
 
-/** A charge credential's verified payer, and an id naming the credential. */
-export type ChargePayer = { payer: Address; credentialId: Hex };
+/**
+ * A charge credential's verified payer, an id naming the credential (its transaction's hash), and
+ * how it pays: `pull` carries a signed transaction the server broadcasts; `push` names a
+ * transaction already on chain (public, so it proves nothing about who presents it).
+ */
+export type ChargePayer = { payer: Address; credentialId: Hex; mode: "pull" | "push" };
 
 export type ChargePayerOptions = { client: Client; currency: Address; recipient: Address };
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 const SERIALIZED = /^0x(?:[0-9a-fA-F]{2}){1,65536}$/;
+
+/**
+ * Whether a credential proves its payer presents it now: a signed transaction the chain has not
+ * seen (once broadcast it is public, and anyone could present it again).
+ */
+export async function isUnspentCredential(credential: ChargePayer, client: Client): Promise<boolean> {
+  if (credential.mode !== "pull") return false;
+  const receipt = await getTransactionReceipt(client, { hash: credential.credentialId }).catch(
+    () => undefined,
+  );
+  return receipt === undefined;
+}
 
 /** The verified payer of a request's charge credential, or undefined when it has none. */
 export async function chargePayerOf(
@@ -45,7 +61,11 @@ function senderOf(serialized: string): ChargePayer | undefined {
   try {
     const transaction = Transaction.deserialize(serialized as Hex) as { from?: Address; signature?: unknown };
     if (!transaction.signature || !transaction.from) return undefined;
-    return { payer: transaction.from.toLowerCase() as Address, credentialId: keccak256(serialized as Hex) };
+    return {
+      payer: transaction.from.toLowerCase() as Address,
+      credentialId: keccak256(serialized as Hex),
+      mode: "pull",
+    };
   } catch {
     return undefined;
   }
@@ -64,7 +84,7 @@ async function transferSenderOf(hash: Hex, options: ChargePayerOptions): Promise
     const paid = logs.find(
       (log) => same(log.address, options.currency) && same(log.args.to, options.recipient),
     );
-    if (paid) return { payer: paid.args.from.toLowerCase() as Address, credentialId: hash };
+    if (paid) return { payer: paid.args.from.toLowerCase() as Address, credentialId: hash, mode: "push" };
   }
   return undefined;
 }

@@ -5,7 +5,12 @@
  * @module
  */
 export { tempoChain, tempoClient, tip20Balance } from "./chain.ts";
-export { type ChargePayer, type ChargePayerOptions, chargePayerOf } from "./charge-payer.ts";
+export {
+  type ChargePayer,
+  type ChargePayerOptions,
+  chargePayerOf,
+  isUnspentCredential,
+} from "./charge-payer.ts";
 export {
   createMppClient,
   type MppClient,

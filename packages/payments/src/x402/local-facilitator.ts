@@ -112,12 +112,36 @@ type WalletClient = ReturnType<typeof createWalletClient> & ReturnType<typeof pu
  * answer in time (mining stalled) or the connection drops, the transaction may be out: its hash
  * (known before sending) is returned, and the receipt is then waited for as usual, so a late one
  * makes the settlement `settlement_pending`, never failed. A node that refuses the transaction
- * makes the send throw, as `writeContract` would.
+ * makes the send throw, as `writeContract` would, and the nonces are read afresh.
+ *
+ * Sends go one at a time, each nonce after the last: a synchronous send of a transaction whose
+ * nonce is ahead of the chain's (a concurrent one not yet in) is refused rather than queued.
  */
 function syncSender(client: WalletClient, account: ReturnType<typeof nativeSigningAccount>) {
   const receipts = new Map<Hex, TransactionReceipt>();
+  let previous: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = previous.then(work, work);
+    previous = next.catch(() => undefined);
+    return next;
+  };
+  const send = async (data: Hex, to: Address): Promise<Hex> => {
+    const request = await client.prepareTransactionRequest({ account, chain: client.chain, to, data });
+    const serializedTransaction = await account.signTransaction(request as never);
+    const hash = keccak256(serializedTransaction);
+    try {
+      // No `timeout` parameter: anvil refuses it; the transport's own timeout bounds the wait.
+      receipts.set(hash, await sendRawTransactionSync(client, { serializedTransaction }));
+    } catch (error) {
+      if (isRefusal(error)) {
+        nonceManager.reset({ address: account.address, chainId: client.chain?.id as number });
+        throw error;
+      }
+    }
+    return hash;
+  };
   return {
-    async writeContract(args: {
+    writeContract(args: {
       address: Address;
       abi: Abi;
       functionName: string;
@@ -125,21 +149,7 @@ function syncSender(client: WalletClient, account: ReturnType<typeof nativeSigni
       dataSuffix?: Hex;
     }) {
       const call = encodeFunctionData({ abi: args.abi, functionName: args.functionName, args: args.args });
-      const request = await client.prepareTransactionRequest({
-        account,
-        chain: client.chain,
-        to: args.address,
-        data: args.dataSuffix ? concat([call, args.dataSuffix]) : call,
-      });
-      const serializedTransaction = await account.signTransaction(request as never);
-      const hash = keccak256(serializedTransaction);
-      try {
-        // No `timeout` parameter: anvil refuses it; the transport's own timeout bounds the wait.
-        receipts.set(hash, await sendRawTransactionSync(client, { serializedTransaction }));
-      } catch (error) {
-        if (isRefusal(error)) throw error;
-      }
-      return hash;
+      return oneAtATime(() => send(args.dataSuffix ? concat([call, args.dataSuffix]) : call, args.address));
     },
     async waitForTransactionReceipt(args: { hash: Hex; timeout?: number }) {
       const receipt = receipts.get(args.hash);

@@ -24,11 +24,14 @@ export type SettlementOutcome = "settled" | "failed" | "pending";
 
 /** Reads settlements' outcomes from the chain. */
 export interface SettlementChain {
-  outcome(
-    settlement: { transaction?: string; authorization: AuthorizationFacts },
-    now: Date,
-  ): Promise<SettlementOutcome>;
+  outcome(settlement: {
+    transaction?: string;
+    authorization: AuthorizationFacts;
+  }): Promise<SettlementOutcome>;
 }
+
+/** Blocks mined this long after an authorisation's deadline cannot have used it (a margin for block times). */
+const EXPIRY_MARGIN_SECONDS = 60n;
 
 const EIP3009_ABI = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
@@ -43,10 +46,10 @@ export class EvmSettlementChain implements SettlementChain {
     this.client = createPublicClient({ transport: http(rpcUrl, { retryCount: 1 }) });
   }
 
-  async outcome(
-    settlement: { transaction?: string; authorization: AuthorizationFacts },
-    now: Date,
-  ): Promise<SettlementOutcome> {
+  async outcome(settlement: {
+    transaction?: string;
+    authorization: AuthorizationFacts;
+  }): Promise<SettlementOutcome> {
     if (settlement.transaction) {
       const receipt = await this.client
         .getTransactionReceipt({ hash: settlement.transaction as Hex })
@@ -56,19 +59,24 @@ export class EvmSettlementChain implements SettlementChain {
         });
       if (receipt?.status === "success") return "settled";
     }
-    if (await this.authorizationUsed(settlement.authorization)) return "settled";
-    const expired = BigInt(Math.floor(now.getTime() / 1000)) > BigInt(settlement.authorization.validBefore);
+    // The nonce and the chain's own time, read at one block: whether an authorisation can still be
+    // used is the chain's judgement, never this process's clock.
+    const block = await this.client.getBlock({ blockTag: "latest" });
+    if (await this.authorizationUsed(settlement.authorization, block.number)) return "settled";
+    const chainTime = block.timestamp;
+    const expired = chainTime > BigInt(settlement.authorization.validBefore) + EXPIRY_MARGIN_SECONDS;
     return expired ? "failed" : "pending";
   }
 
-  /** Whether the authorisation's nonce was spent on chain. */
-  async authorizationUsed(authorization: AuthorizationFacts): Promise<boolean> {
+  /** Whether the authorisation's nonce was spent on chain (as of `blockNumber`, default the latest block). */
+  async authorizationUsed(authorization: AuthorizationFacts, blockNumber?: bigint): Promise<boolean> {
     if (authorization.kind === "eip3009") {
       return this.client.readContract({
         address: authorization.token as Hex,
         abi: EIP3009_ABI,
         functionName: "authorizationState",
         args: [authorization.from as Hex, authorization.nonce as Hex],
+        blockNumber,
       });
     }
     const nonce = BigInt(authorization.nonce);
@@ -77,6 +85,7 @@ export class EvmSettlementChain implements SettlementChain {
       abi: PERMIT2_ABI,
       functionName: "nonceBitmap",
       args: [authorization.from as Hex, nonce >> 8n],
+      blockNumber,
     });
     return (word & (1n << (nonce & 255n))) !== 0n;
   }

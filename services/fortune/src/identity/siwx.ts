@@ -123,10 +123,22 @@ export class SiwxAuthenticator {
     if (payload.chainId !== this.options.network) {
       throw new SiwxError("siwx_malformed", `Sign in on ${this.options.network}, not ${payload.chainId}.`);
     }
-    const validation = await validateSIWxMessage(payload, this.options.origin(), { maxAge: this.ttlMs });
+    // The library judges `issuedAt` by this process's clock, with no tolerance: an instance a
+    // second behind the one that issued the challenge would refuse it as "in the future". The
+    // nonce carries the issue time signed by this service, and its expiry is checked from that
+    // (`spendNonce`), so the library is shown an `issuedAt` no later than now.
+    const nowMs = Date.now();
+    const issuedAt = Date.parse(payload.issuedAt);
+    const asOfNow = issuedAt > nowMs ? { ...payload, issuedAt: new Date(nowMs).toISOString() } : payload;
+    const validation = await validateSIWxMessage(asOfNow, this.options.origin(), { maxAge: this.ttlMs });
     if (!validation.isValid) {
-      const code = EXPIRED_CODES.has(validation.invalidReason) ? "siwx_expired" : "siwx_malformed";
-      throw new SiwxError(code, validation.invalidMessage);
+      const expired = EXPIRED_CODES.has(validation.invalidReason);
+      throw new SiwxError(
+        expired ? "siwx_expired" : "siwx_malformed",
+        expired
+          ? "This sign-in has expired or is not yet valid; sign a new challenge."
+          : "This sign-in does not match the challenge (domain, URI, version or times); sign the challenge as issued.",
+      );
     }
     const evmVerifier = this.options.evmVerifier ?? nativeEoaVerifier;
     const verified = await verifySIWxSignature(payload, { evmVerifier }).catch(() => ({

@@ -17,6 +17,11 @@ export type MppChargeFlowDeps = {
   logger: Logger;
 };
 
+const NOT_FRESH = refusal(
+  "replay_needs_fresh_credential",
+  "A stored response goes again only to a new signed transaction from the same payer, not yet on chain.",
+);
+
 const NO_PAYER = refusal(
   "mpp_invalid_credential",
   "The MPP credential carries no signed transaction or confirmed transfer naming its payer.",
@@ -38,8 +43,12 @@ export class MppChargeFlow {
     if (!credential) return this.refuse(c, offer, NO_PAYER);
     const { payer } = credential;
     const keyed = await this.deps.idempotency.begin(c, offer, payer, `mpp:${credential.credentialId}`);
-    if (keyed.kind === "replay") return storedResponse(c, keyed.stored);
-    if (keyed.kind === "in_progress") throw requestInProgress();
+    if (keyed.kind === "replay" || keyed.kind === "in_progress") {
+      // A transaction on chain is public: only a signed one not broadcast yet proves its payer asks.
+      if (!(await this.deps.mpp.isUnspent(credential))) return this.refuse(c, offer, NOT_FRESH);
+      if (keyed.kind === "in_progress") throw requestInProgress();
+      return storedResponse(c, keyed.stored);
+    }
     const run = keyed.kind === "run" ? keyed : undefined;
     let charged = false;
     try {

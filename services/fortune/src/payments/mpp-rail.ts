@@ -1,4 +1,10 @@
-import { type ChargePayer, chargePayerOf, type MppRails, tempoClient } from "@app/payments";
+import {
+  type ChargePayer,
+  chargePayerOf,
+  isUnspentCredential,
+  type MppRails,
+  tempoClient,
+} from "@app/payments";
 import { Credential, Receipt } from "mppx";
 import type { Client } from "viem";
 import { type Refusal, refusal } from "./refusal.ts";
@@ -54,6 +60,11 @@ export class MppRail {
       currency: this.chain.currency,
       recipient: this.chain.recipient,
     });
+  }
+
+  /** Whether a credential is a signed transaction the chain has not seen: proof its payer presents it now. */
+  isUnspent(credential: ChargePayer): Promise<boolean> {
+    return isUnspentCredential(credential, this.client);
   }
 
   async charge(request: Request, priceUsd: string): Promise<MppChargeOutcome> {

@@ -40,9 +40,11 @@ export class PaymentReconciler {
         await this.deps.idempotency.complete(pending.route, pending.key, pending.payer, stored);
         keys += 1;
       } else if (
-        !(payment && this.deps.settlements.isUnfinished(payment)) &&
+        (!payment || payment.state === "failed" || payment.state === "canceled") &&
         pending.createdAt.getTime() < now - ABANDONED_KEY_MS
       ) {
+        // Freed only when nothing was charged for it: a key whose payment settled or may still
+        // settle keeps answering 409 until the chain says which.
         await this.deps.idempotency.release(pending.route, pending.key, pending.payer);
         keys += 1;
       }

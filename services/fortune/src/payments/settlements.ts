@@ -37,10 +37,10 @@ export class PendingSettlements {
   /** Asks the chain about an unfinished payment and records the answer; its state afterwards. */
   async resolve(payment: PaymentRecord): Promise<PaymentRecord["state"]> {
     if (!this.isUnfinished(payment) || !payment.authorizationFacts) return payment.state;
-    const outcome = await this.deps.x402.settlementOutcome(
-      { transaction: payment.reference ?? undefined, authorization: payment.authorizationFacts },
-      this.deps.clock.now(),
-    );
+    const outcome = await this.deps.x402.settlementOutcome({
+      transaction: payment.reference ?? undefined,
+      authorization: payment.authorizationFacts,
+    });
     if (outcome === "pending") return payment.state;
     const log = { paymentId: payment.id, transaction: payment.reference };
     if (outcome === "settled") {

@@ -71,9 +71,14 @@ export function signedTypedData(authorization: Authorization, requirements: Paym
  * itself may be spent by then.
  */
 export function isSignedByPayer(authorization: Authorization, requirements: PaymentRequirements): boolean {
-  return isTypedDataSignedBy(
-    authorization.from,
-    signedTypedData(authorization, requirements),
-    authorization.fields.signature as Hex,
-  );
+  try {
+    return isTypedDataSignedBy(
+      authorization.from,
+      signedTypedData(authorization, requirements),
+      authorization.fields.signature as Hex,
+    );
+  } catch {
+    // Typed data that cannot be encoded (a hostile field) is signed by nobody.
+    return false;
+  }
 }

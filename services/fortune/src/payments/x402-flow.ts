@@ -34,10 +34,14 @@ export type X402FlowDeps = {
 
 /**
  * An x402 payment, in the phases of `x402ResourceServer`: decode and match the requirements,
- * look up replays (a stored response goes only to its payer's valid signature), verify, claim the
- * authorisation once, run the handler, settle, record, answer. A body is served only once its
- * payment settled; a settlement the chain has not confirmed yet is `pending`, answered 503 with
- * `Retry-After`, and its response waits for the payer's retry.
+ * look up replays, verify, claim the authorisation once, run the handler, keep its response,
+ * settle, record, answer. A body is served only once its payment settled; a settlement the chain
+ * has not confirmed yet is `pending`, answered 503 with `Retry-After`, and its response waits for
+ * the payer's retry.
+ *
+ * A spent authorisation is public (it is in the settlement's calldata), so it proves nothing about
+ * who presents it: it redeems its own payment's response once, and a stored response goes again
+ * only to a fresh authorisation from the same payer, one the facilitator finds valid and unspent.
  */
 export class X402Flow {
   constructor(private readonly deps: X402FlowDeps) {}
@@ -51,9 +55,14 @@ export class X402Flow {
 
     const keyed = await this.deps.idempotency.begin(c, offer, payment.authorization.from, payment.claimKey);
     if (keyed.kind === "replay" || keyed.kind === "in_progress") {
-      if (!this.deps.x402.isSignedByPayer(payment, expected)) return this.refuse(c, offer, INVALID_SIGNATURE);
-      if (keyed.kind === "replay") return storedResponse(c, keyed.stored);
-      return this.resume(c, offer, keyed.claimKey, keyed.run);
+      const sameAuthorization = keyed.claimKey === payment.claimKey;
+      if (!sameAuthorization && !(await this.isFreshFromPayer(c, payment, expected))) {
+        return this.refuse(c, offer, NOT_FRESH);
+      }
+      if (keyed.kind === "in_progress")
+        return this.resume(c, offer, keyed.claimKey, keyed.run, sameAuthorization);
+      if (!sameAuthorization) return storedResponse(c, keyed.stored);
+      return this.redeemOnce(c, offer, keyed.claimKey, keyed.stored);
     }
     const run = keyed.kind === "run" ? keyed : undefined;
     try {
@@ -63,6 +72,22 @@ export class X402Flow {
       throw error;
     }
     return this.payAnew(c, offer, payment, expected, handler, run);
+  }
+
+  /** Whether the payer also signed this authorisation, still valid and unspent (the facilitator's verify). */
+  private async isFreshFromPayer(c: Context, payment: X402Payment, expected: PaymentRequirements) {
+    const verification = await this.deps.x402.verify(payment.payload, expected).catch((error: Error) => {
+      this.deps.logger.warn({ requestId: requestIdOf(c), err: error }, "the x402 facilitator did not verify");
+      throw paymentsUnavailable();
+    });
+    return verification.isValid && verification.payer?.toLowerCase() === payment.authorization.from;
+  }
+
+  /** The same authorisation as a completed keyed request: its response, if not handed out yet. */
+  private async redeemOnce(c: Context, offer: Offer, claimKey: string, stored: StoredResponse) {
+    const payment = await this.deps.ledger.byClaimKey(claimKey);
+    if (!payment || !(await this.deps.ledger.deliver(payment.id))) return this.refuse(c, offer, NOT_FRESH);
+    return storedResponse(c, stored);
   }
 
   private async payAnew(
@@ -92,7 +117,7 @@ export class X402Flow {
         this.deps.x402.isSignedByPayer(payment, expected)
       ) {
         await run?.release();
-        return this.resume(c, offer, payment.claimKey, undefined);
+        return this.resume(c, offer, payment.claimKey, undefined, true);
       }
       await run?.release();
       const reason = verification.isValid
@@ -117,7 +142,7 @@ export class X402Flow {
     });
     if (!paymentId) {
       await run?.release();
-      return this.resume(c, offer, payment.claimKey, undefined);
+      return this.resume(c, offer, payment.claimKey, undefined, true);
     }
 
     const meter = new ChargeMeter(maxAtomic);
@@ -141,6 +166,8 @@ export class X402Flow {
       throw error;
     }
 
+    const response: StoredResponse = { status: 200, body, headers: { "Cache-Control": "private" } };
+    await this.deps.ledger.prepared(paymentId, amount, response);
     const settlement = await this.deps.x402
       .settle(payment.payload, expected, amount)
       .catch((error: Error): SettleResponse | undefined => {
@@ -150,7 +177,6 @@ export class X402Flow {
         );
         return undefined;
       });
-    const response: StoredResponse = { status: 200, body, headers: { "Cache-Control": "private" } };
     if (!settlement || (!settlement.success && settlement.errorReason === "settlement_pending")) {
       const transaction = settlement?.transaction || null;
       await this.deps.ledger.pending(paymentId, amount, transaction, response);
@@ -161,7 +187,8 @@ export class X402Flow {
       throw settlementPending(paymentId, transaction);
     }
     if (!settlement.success) {
-      const reason = settlement.errorReason ?? "settlement_failed";
+      // The facilitator's reason code only: its message may carry RPC URLs and request bodies.
+      const reason = (settlement.errorReason ?? "settlement_failed").split(/[:\s]/)[0] as string;
       await this.deps.ledger.failed(paymentId, `settlement_failed: ${reason}`);
       await this.deps.onPaymentFailed(paymentId);
       this.deps.logger.warn({ requestId: requestIdOf(c), paymentId, reason }, "settlement failed");
@@ -169,6 +196,7 @@ export class X402Flow {
       return this.refuse(c, offer, refusal("settlement_failed", `The payment did not settle (${reason}).`));
     }
     await this.deps.ledger.settled(paymentId, amount, settlement.transaction);
+    await this.deps.ledger.deliver(paymentId);
     if (offer.siwxReplay) await this.deps.entitlements.grant(payer, offer.route, paymentId);
     const paid: StoredResponse = {
       ...response,
@@ -181,16 +209,24 @@ export class X402Flow {
   /**
    * A payment already claimed by an earlier request: still running (refused, or 409 under its
    * key), awaiting the chain (asked again now: its stored response once confirmed, 503 meanwhile),
-   * failed, or settled and served.
+   * failed, or settled. A retry presenting the payment's own authorisation redeems the response
+   * once; a fresh authorisation from the payer (under the key) any number of times.
    */
-  private async resume(c: Context, offer: Offer, claimKey: string, run: KeyedRun | undefined) {
+  private async resume(
+    c: Context,
+    offer: Offer,
+    claimKey: string,
+    run: KeyedRun | undefined,
+    sameAuthorization: boolean,
+  ) {
     const payment = await this.deps.ledger.byClaimKey(claimKey);
     const state = payment ? await this.deps.settlements.resolve(payment) : undefined;
     if (payment && state === "settled") {
       const stored = this.deps.settlements.responseOf(payment);
       if (stored) {
         await run?.complete(stored);
-        return storedResponse(c, stored, false);
+        const redeemed = await this.deps.ledger.deliver(payment.id);
+        if (redeemed || !sameAuthorization) return storedResponse(c, stored, false);
       }
     }
     if (payment && state === "pending") throw settlementPending(payment.id, payment.reference);
@@ -202,7 +238,7 @@ export class X402Flow {
         refusal("settlement_failed", "The payment for this request did not settle."),
       );
     }
-    if (run) throw requestInProgress();
+    if (run && state !== "settled") throw requestInProgress();
     return this.refuse(c, offer, ALREADY_USED);
   }
 
@@ -211,7 +247,10 @@ export class X402Flow {
   }
 }
 
-const INVALID_SIGNATURE = refusal("invalid_signature", "The payment's signature is not its payer's.");
+const NOT_FRESH = refusal(
+  "replay_needs_fresh_authorization",
+  "A stored response goes again only to a new, unspent authorisation signed by the same payer.",
+);
 const ALREADY_USED = refusal("payment_already_used", "This authorisation was already presented.");
 
 /** 503: the settlement was broadcast but not confirmed; a retry gets the response once it is. */

@@ -7,7 +7,11 @@ import { type Refusal, refusal } from "./refusal.ts";
 const MAX_HEADER_BYTES = 16 * 1024;
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
-const uint256 = z.string().regex(/^\d{1,78}$/);
+const MAX_UINT256 = 2n ** 256n - 1n;
+const uint256 = z
+  .string()
+  .regex(/^\d{1,78}$/)
+  .refine((value) => /^\d{1,78}$/.test(value) && BigInt(value) <= MAX_UINT256, "must fit in 256 bits");
 const bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 /** An ECDSA signature, or a smart wallet's (ERC-1271 / ERC-6492) longer one. */
 const signature = z

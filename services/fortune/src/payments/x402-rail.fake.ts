@@ -4,7 +4,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyRespons
 import { type Hex, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { isSignedByPayer, signedTypedData } from "./x402-authorization.ts";
-import type { Authorization, X402Payment } from "./x402-payload.ts";
+import { type Authorization, decodePayment, type X402Payment } from "./x402-payload.ts";
 import { buildPaymentRequired, type SettlementLookup, type X402Rail, type X402Scheme } from "./x402-rail.ts";
 
 /** What the fake facilitator answers a settlement with. */
@@ -13,9 +13,9 @@ export type FakeSettlement = "settled" | "refused" | "pending" | "unreachable";
 export const FAKE_TRANSACTION = `0x${"ab".repeat(32)}`;
 
 /**
- * An x402 rail with no chain behind it, for tests: it accepts every well-formed authorisation,
- * settles as told (`settlement`), and reports what `chainSays` for settlements it left pending.
- * Signatures are checked for real, offline, as the real rail checks a replay's.
+ * An x402 rail with no chain behind it, for tests: it verifies as a facilitator would what needs
+ * no chain (the payer's signature, and that the authorisation was not settled before), settles as
+ * told (`settlement`), and reports what `chainSays` for settlements it left pending.
  */
 export class FakeX402Rail implements X402Rail {
   readonly network = "eip155:1337" as const;
@@ -25,6 +25,8 @@ export class FakeX402Rail implements X402Rail {
   facilitatorDown = false;
   verifications = 0;
   settlements = 0;
+  /** Authorisations the fake chain has seen used. */
+  private readonly spent = new Set<string>();
   /** The settlements looked up on the chain. */
   readonly lookups: SettlementLookup[] = [];
 
@@ -43,22 +45,28 @@ export class FakeX402Rail implements X402Rail {
 
   paymentRequired = buildPaymentRequired;
 
-  async verify(payload: PaymentPayload): Promise<VerifyResponse> {
+  async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
     this.verifications += 1;
     if (this.facilitatorDown) throw new Error("fetch failed: connect ECONNREFUSED 127.0.0.1:4021");
-    const body = payload.payload as {
-      authorization?: { from: string };
-      permit2Authorization?: { from: string };
-    };
-    return { isValid: true, payer: (body.authorization ?? body.permit2Authorization)?.from };
+    const payment = decodePayment(encodePaymentSignatureHeader(payload));
+    if ("reason" in payment) return { isValid: false, invalidReason: "invalid_payload" };
+    const payer = payment.authorization.from;
+    if (!isSignedByPayer(payment.authorization, requirements)) {
+      return { isValid: false, invalidReason: "invalid_signature", payer };
+    }
+    if (this.spent.has(payment.claimKey))
+      return { isValid: false, invalidReason: "nonce_already_used", payer };
+    return { isValid: true, payer };
   }
 
   async settle(
-    _payload: PaymentPayload,
+    payload: PaymentPayload,
     requirements: PaymentRequirements,
     atomic: bigint,
   ): Promise<SettleResponse> {
     this.settlements += 1;
+    const payment = decodePayment(encodePaymentSignatureHeader(payload));
+    if (!("reason" in payment) && this.settlement !== "refused") this.spent.add(payment.claimKey);
     const network = requirements.network;
     switch (this.settlement) {
       case "unreachable":

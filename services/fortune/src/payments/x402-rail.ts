@@ -52,7 +52,7 @@ export interface X402Rail {
    */
   isSignedByPayer(payment: X402Payment, requirements: PaymentRequirements): boolean;
   /** What the chain says about a settlement the facilitator did not confirm. */
-  settlementOutcome(lookup: SettlementLookup, now: Date): Promise<SettlementOutcome>;
+  settlementOutcome(lookup: SettlementLookup): Promise<SettlementOutcome>;
 }
 
 export type PaymentRequiredInput = {
@@ -173,7 +173,7 @@ export class FacilitatorX402Rail implements X402Rail {
     return isSignedByPayer(payment.authorization, requirements);
   }
 
-  settlementOutcome(lookup: SettlementLookup, now: Date): Promise<SettlementOutcome> {
-    return this.chain.outcome(lookup, now);
+  settlementOutcome(lookup: SettlementLookup): Promise<SettlementOutcome> {
+    return this.chain.outcome(lookup);
   }
 }

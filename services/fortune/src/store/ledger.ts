@@ -31,6 +31,8 @@ export type PaymentRecord = {
   response: StoredResponse | null;
   /** Whether settling it makes its payer a member of the route (SIWX replay). */
   grantsEntitlement: boolean;
+  /** Whether its response has been handed out (see {@link PaymentLedger.deliver}). */
+  responseDelivered: boolean;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -40,6 +42,7 @@ const RECORD_COLUMNS = `id, route, rail, scheme, network, asset, payer, claim_ke
   authorized_atomic AS "authorizedAtomic", settled_atomic AS "settledAtomic", state, reference,
   failure_reason AS "failureReason", idempotency_key AS "idempotencyKey",
   authorization_facts AS "authorizationFacts", response, grants_entitlement AS "grantsEntitlement",
+  response_delivered AS "responseDelivered",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export type NewPayment = {
@@ -76,6 +79,26 @@ export class PaymentLedger {
        WHERE id = $1`,
       [id, settledAtomic.toString(), reference],
     );
+  }
+
+  /**
+   * Keeps the response a claimed payment is about to buy, and the amount, before its settlement is
+   * sent: a crash mid-settlement then leaves what the payer's retry (or the reconciler) needs.
+   */
+  async prepared(id: string, settledAtomic: bigint, response: StoredResponse): Promise<void> {
+    await this.db.query(
+      `UPDATE fortune.payments SET settled_atomic = $2, response = $3, updated_at = now() WHERE id = $1`,
+      [id, settledAtomic.toString(), JSON.stringify(response)],
+    );
+  }
+
+  /** Marks a payment's response handed out; false when it already was (it is handed out once). */
+  async deliver(id: string): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE fortune.payments SET response_delivered = true WHERE id = $1 AND NOT response_delivered RETURNING 1`,
+      [id],
+    );
+    return rows.length > 0;
   }
 
   /**

@@ -16,7 +16,7 @@ describe("a settlement broadcast while mining is stalled, on the local chain", (
   const rpc = (method: string, params: unknown[] = []) =>
     h.chain.publicClient.request({ method: method as never, params: params as never });
 
-  test("is pending, never failed: 503 with its hash, then the same authorisation gets the fortune once mined, paid once", async () => {
+  test("is pending, never failed: 503 with its hash, then the same authorisation redeems the fortune once mined, paid once", async () => {
     const required = challengeOf(await fetch(`${h.url}/api/fortune`, { method: "POST" }));
     const header = encodePaymentSignatureHeader(
       await h.x402Client(KEYS.payer).createPaymentPayload(required),
@@ -57,11 +57,13 @@ describe("a settlement broadcast while mining is stalled, on the local chain", (
       reference: pending.transaction,
     });
 
+    // The spent authorisation is public now (calldata): it redeemed its response once, no more.
     const again = await fetch(`${h.url}/api/fortune`, {
       method: "POST",
       headers: { "payment-signature": header },
     });
-    expect(again.status).toBe(200);
+    expect(again.status).toBe(402);
+    expect((await json(again)).error).toBe("payment_already_used");
     expect(await h.chain.balanceOf(PAYEE)).toBe(before + 1000n);
   });
 });

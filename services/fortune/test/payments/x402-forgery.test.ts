@@ -40,7 +40,7 @@ describe("replays need the payer's valid signature", () => {
     });
     const forged = await app.request("/api/fortune", pay(zeroed, key));
     expect(forged.status).toBe(402);
-    expect((await json(forged)).error).toBe("invalid_signature");
+    expect((await json(forged)).error).toBe("replay_needs_fresh_authorization");
 
     const victim = LOCAL_DEV_ACCOUNTS.payer.address;
     const impostor = await signedPaymentHeader(rail, "exact", 1000n, OTHER_KEY, (payload) => {

@@ -1,0 +1,75 @@
+import type { ErrorRenderer } from "../kit/failure.ts";
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  409: "ABORTED",
+  410: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
+};
+
+const DEFAULT_REASON: Record<number, string> = {
+  400: "badRequest",
+  401: "authError",
+  403: "forbidden",
+  404: "notFound",
+  410: "notFound",
+  429: "rateLimitExceeded",
+  500: "backendError",
+  503: "backendError",
+};
+
+const DEFAULT_MESSAGE: Record<number, string> = {
+  401: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
+  429: "The request cannot be completed because you have exceeded your quota.",
+  500: "Backend Error",
+  503: "The service is currently unavailable.",
+};
+
+const DOMAIN: Record<string, string> = {
+  quotaExceeded: "youtube.quota",
+  rateLimitExceeded: "youtube.quota",
+  uploadLimitExceeded: "youtube.video",
+  invalidTitle: "youtube.video",
+  invalidDescription: "youtube.video",
+  invalidTags: "youtube.video",
+  invalidCategoryId: "youtube.video",
+  invalidPrivacyStatus: "youtube.video",
+  invalidPublishAt: "youtube.video",
+  youtubeSignupRequired: "youtube.header",
+};
+
+/** Google's JSON error body: `{error: {code, message, errors: [{message, domain, reason}], status}}`. */
+export const googleApiErrors: ErrorRenderer = ({ status, code, message }) => {
+  const reason = code || DEFAULT_REASON[status] || "backendError";
+  const text = message || DEFAULT_MESSAGE[status] || "The request failed.";
+  const detail: Record<string, string> = { message: text, domain: DOMAIN[reason] ?? "global", reason };
+  if (status === 401) Object.assign(detail, { location: "Authorization", locationType: "header" });
+  return {
+    status,
+    body: {
+      error: { code: status, message: text, errors: [detail], status: STATUS_TEXT[status] ?? "UNKNOWN" },
+    },
+  };
+};
+
+const DEFAULT_OAUTH_ERROR: Record<number, string> = {
+  400: "invalid_request",
+  401: "invalid_client",
+  429: "rate_limit_exceeded",
+  500: "internal_failure",
+  503: "temporarily_unavailable",
+};
+
+/** Google's OAuth token endpoint error body: `{error, error_description}`. */
+export const googleOAuthErrors: ErrorRenderer = ({ status, code, message }) => ({
+  status,
+  body: {
+    error: code || DEFAULT_OAUTH_ERROR[status] || "server_error",
+    error_description: message || "Bad Request",
+  },
+});

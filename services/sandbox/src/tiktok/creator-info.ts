@@ -1,0 +1,59 @@
+import type { ServiceApp } from "@app/core";
+import type { SandboxContext } from "../context.ts";
+import { mountOperation } from "../kit/operations.ts";
+import { tiktokErrors, tiktokOk } from "./errors.ts";
+import { tiktokCaller } from "./tiktok-auth.ts";
+
+/** `POST /v2/post/publish/creator_info/query/` and `GET /v2/user/info/`. */
+export function registerTikTokCreatorInfo(app: ServiceApp, ctx: SandboxContext): void {
+  mountOperation(
+    app,
+    ctx.kit,
+    {
+      operation: "tiktok.creator_info.query",
+      platform: "tiktok",
+      method: "post",
+      path: "/v2/post/publish/creator_info/query/",
+      summary: "The creator's current posting options: privacy levels, interaction switches, longest video",
+      errors: tiktokErrors,
+    },
+    (c) => {
+      const { creator } = tiktokCaller(c, ctx, ["video.publish"]);
+      return tiktokOk(c, {
+        creator_avatar_url: creator.avatarUrl,
+        creator_username: creator.username,
+        creator_nickname: creator.nickname,
+        privacy_level_options: creator.privacyLevelOptions,
+        comment_disabled: creator.commentDisabled,
+        duet_disabled: creator.duetDisabled,
+        stitch_disabled: creator.stitchDisabled,
+        max_video_post_duration_sec: creator.maxVideoPostDurationSec,
+      });
+    },
+  );
+  mountOperation(
+    app,
+    ctx.kit,
+    {
+      operation: "tiktok.user.info",
+      platform: "tiktok",
+      method: "get",
+      path: "/v2/user/info/",
+      summary: "The authorising user (`fields=open_id,union_id,avatar_url,display_name`)",
+      errors: tiktokErrors,
+    },
+    (c) => {
+      const { creator } = tiktokCaller(c, ctx, ["user.info.basic"]);
+      const all: Record<string, string> = {
+        open_id: creator.openId,
+        union_id: `union${creator.openId}`,
+        avatar_url: creator.avatarUrl,
+        display_name: creator.nickname,
+        username: creator.username,
+      };
+      const fields = (c.req.query("fields") ?? "open_id").split(",").map((field) => field.trim());
+      const user = Object.fromEntries(Object.entries(all).filter(([name]) => fields.includes(name)));
+      return tiktokOk(c, { user });
+    },
+  );
+}
