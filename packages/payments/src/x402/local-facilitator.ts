@@ -78,12 +78,18 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
   const verifyTypedData = async (args: Parameters<typeof client.verifyTypedData>[0]) =>
     isTypedDataSignedBy(args.address, args as TypedDataDefinition, args.signature as Hex) ||
     client.verifyTypedData(args);
-  const sender = syncSender(client, account);
+  const reads = recentReads(client);
+  const sender = syncSender(client, account, reads.forget);
   const signer = toFacilitatorEvmSigner(
     // viem's generic client types are wider than the structural signer type x402 declares.
-    { ...client, ...sender, verifyTypedData, address: account.address } as unknown as Parameters<
-      typeof toFacilitatorEvmSigner
-    >[0],
+    {
+      ...client,
+      ...sender,
+      readContract: reads.readContract,
+      getCode: reads.getCode,
+      verifyTypedData,
+      address: account.address,
+    } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0],
     { confirmationTimeoutMs },
   );
   const facilitator = new x402Facilitator()
@@ -105,6 +111,44 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
 
 type WalletClient = ReturnType<typeof createWalletClient> & ReturnType<typeof publicActions>;
 
+/** How long a chain read is reused: settlement re-reads what verification read a moment before. */
+const READ_REUSE_MS = 1_000;
+
+/**
+ * `readContract` and `getCode` answered from a read made less than a second before. The facilitator
+ * verifies a payment, and its settlement verifies it again (balance, nonce state, the token's code):
+ * the same reads, a few milliseconds apart, each a JSON-RPC round trip and ABI work. Reusing them
+ * cannot take money wrongly: the chain still enforces every rule when the settlement runs, so a
+ * state that changed in that second makes the transaction revert (a failed settlement, nothing
+ * served). Every transaction this facilitator sends forgets them all (`forget`), so no read made
+ * before a settlement is reused after it (a spent nonce is never reported unspent).
+ */
+function recentReads(client: WalletClient) {
+  const cache = new Map<string, { at: number; value: Promise<unknown> }>();
+  const key = (name: string, args: unknown) =>
+    name + JSON.stringify(args, (_k, value) => (typeof value === "bigint" ? `${value}n` : value));
+  const reuse =
+    <A, R>(name: string, read: (args: A) => Promise<R>) =>
+    (args: A): Promise<R> => {
+      const now = Date.now();
+      const id = key(name, args);
+      const hit = cache.get(id);
+      if (hit && now - hit.at < READ_REUSE_MS) return hit.value as Promise<R>;
+      if (cache.size > 1_000) cache.clear();
+      const value = read(args);
+      cache.set(id, { at: now, value });
+      value.catch(() => cache.delete(id));
+      return value;
+    };
+  return {
+    forget: () => cache.clear(),
+    readContract: reuse("readContract", (args: Parameters<typeof client.readContract>[0]) =>
+      client.readContract(args),
+    ),
+    getCode: reuse("getCode", (args: Parameters<typeof client.getCode>[0]) => client.getCode(args)),
+  };
+}
+
 /**
  * `writeContract` and `waitForTransactionReceipt` for the facilitator's signer, over
  * `eth_sendRawTransactionSync` (EIP-7966): the node answers the send with the receipt, so a
@@ -115,9 +159,14 @@ type WalletClient = ReturnType<typeof createWalletClient> & ReturnType<typeof pu
  * makes the send throw, as `writeContract` would, and the nonces are read afresh.
  *
  * Sends go one at a time, each nonce after the last: a synchronous send of a transaction whose
- * nonce is ahead of the chain's (a concurrent one not yet in) is refused rather than queued.
+ * nonce is ahead of the chain's (a concurrent one not yet in) is refused rather than queued. Gas
+ * and fees are estimated before taking a turn, so a turn is the nonce, the signature and the send.
  */
-function syncSender(client: WalletClient, account: ReturnType<typeof nativeSigningAccount>) {
+function syncSender(
+  client: WalletClient,
+  account: ReturnType<typeof nativeSigningAccount>,
+  onSend: () => void,
+) {
   const receipts = new Map<Hex, TransactionReceipt>();
   let previous: Promise<unknown> = Promise.resolve();
   const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
@@ -125,16 +174,20 @@ function syncSender(client: WalletClient, account: ReturnType<typeof nativeSigni
     previous = next.catch(() => undefined);
     return next;
   };
-  const send = async (data: Hex, to: Address): Promise<Hex> => {
-    const request = await client.prepareTransactionRequest({ account, chain: client.chain, to, data });
-    const serializedTransaction = await account.signTransaction(request as never);
+  const chainId = client.chain?.id as number;
+  const send = async (request: Record<string, unknown>): Promise<Hex> => {
+    const nonce = await nonceManager.consume({ address: account.address, chainId, client });
+    const serializedTransaction = await account.signTransaction({ ...request, nonce } as never);
     const hash = keccak256(serializedTransaction);
+    onSend();
     try {
       // No `timeout` parameter: anvil refuses it; the transport's own timeout bounds the wait.
       receipts.set(hash, await sendRawTransactionSync(client, { serializedTransaction }));
+      onSend();
     } catch (error) {
+      onSend();
       if (isRefusal(error)) {
-        nonceManager.reset({ address: account.address, chainId: client.chain?.id as number });
+        nonceManager.reset({ address: account.address, chainId });
         throw error;
       }
     }
@@ -149,7 +202,17 @@ function syncSender(client: WalletClient, account: ReturnType<typeof nativeSigni
       dataSuffix?: Hex;
     }) {
       const call = encodeFunctionData({ abi: args.abi, functionName: args.functionName, args: args.args });
-      return oneAtATime(() => send(args.dataSuffix ? concat([call, args.dataSuffix]) : call, args.address));
+      const data = args.dataSuffix ? concat([call, args.dataSuffix]) : call;
+      // Gas and fees are estimated concurrently; only the nonce, the signature and the send are in turn.
+      return client
+        .prepareTransactionRequest({
+          account,
+          chain: client.chain,
+          to: args.address,
+          data,
+          parameters: ["fees", "gas", "type", "chainId"],
+        })
+        .then((request) => oneAtATime(() => send(request as Record<string, unknown>)));
     },
     async waitForTransactionReceipt(args: { hash: Hex; timeout?: number }) {
       const receipt = receipts.get(args.hash);

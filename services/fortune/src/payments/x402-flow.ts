@@ -195,8 +195,7 @@ export class X402Flow {
       await run?.release();
       return this.refuse(c, offer, refusal("settlement_failed", `The payment did not settle (${reason}).`));
     }
-    await this.deps.ledger.settled(paymentId, amount, settlement.transaction);
-    await this.deps.ledger.deliver(paymentId);
+    await this.deps.ledger.settled(paymentId, amount, settlement.transaction, { delivered: true });
     if (offer.siwxReplay) await this.deps.entitlements.grant(payer, offer.route, paymentId);
     const paid: StoredResponse = {
       ...response,

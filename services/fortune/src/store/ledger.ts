@@ -73,11 +73,17 @@ export class PaymentLedger {
   }
 
   /** Records a settlement: the amount that moved and its transaction hash or receipt reference. */
-  async settled(id: string, settledAtomic: bigint, reference: string): Promise<void> {
+  async settled(
+    id: string,
+    settledAtomic: bigint,
+    reference: string,
+    options: { delivered?: boolean } = {},
+  ): Promise<void> {
     await this.db.query(
-      `UPDATE fortune.payments SET state = 'settled', settled_atomic = $2, reference = $3, updated_at = now()
+      `UPDATE fortune.payments SET state = 'settled', settled_atomic = $2, reference = $3,
+         response_delivered = response_delivered OR $4, updated_at = now()
        WHERE id = $1`,
-      [id, settledAtomic.toString(), reference],
+      [id, settledAtomic.toString(), reference, options.delivered === true],
     );
   }
 
