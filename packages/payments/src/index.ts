@@ -31,6 +31,7 @@ export { isMessageSignedBy, isTypedDataSignedBy, recoverSigner } from "./crypto/
 export { LOCAL_DEV_ACCOUNTS, LOCAL_DEV_MNEMONIC, type LocalDevAccount } from "./dev-accounts.ts";
 export * from "./mpp/index.ts";
 export { type CdpApiKey, cdpFacilitatorAuth, cdpJwt } from "./x402/cdp-auth.ts";
+export { type FacilitatorThread, startFacilitatorThread } from "./x402/facilitator-thread.ts";
 export {
   createFacilitator,
   createHostedFacilitator,

@@ -6,13 +6,13 @@ import {
   cdpFacilitatorAuth,
   createDbStore,
   createHostedFacilitator,
-  createLocalFacilitator,
   createMppRails,
   EvmSettlementChain,
   LOCAL_DEV_ACCOUNTS,
   type MppRailsConfig,
   type SessionChannels,
   startAnvil,
+  startFacilitatorThread,
   startLocalTempo,
 } from "@app/payments";
 import type { FortuneConfig, HostedRailsConfig } from "./config.ts";
@@ -90,12 +90,14 @@ async function localRails(
     });
     const tempo = await startLocalTempo({ anvilRpcUrl: anvil.rpcUrl, cacheDir: join(dir, "contracts") });
     stops.push(() => tempo.stop());
-    const facilitator = createLocalFacilitator({
+    // Verifying and settling is mostly JavaScript: on its own thread it leaves the event loop free.
+    const facilitator = startFacilitatorThread({
       rpcUrl: anvil.rpcUrl,
       chainId: chain.chainId,
       signerPrivateKey: LOCAL_DEV_ACCOUNTS.facilitator.privateKey,
       confirmationTimeoutMs: config.settlementTimeoutMs,
     });
+    stops.push(() => facilitator.stop());
     const payer = LOCAL_DEV_ACCOUNTS.payer;
     if ((await chain.balanceOf(payer.address)) === 0n) {
       await chain.fund(payer.address, DEMO_FUNDS_USD);
