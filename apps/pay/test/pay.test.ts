@@ -3,10 +3,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type FortuneHarness, PAYEE, startFortune } from "@app/fortune/testing";
 import { LOCAL_DEV_ACCOUNTS, tip20Balance } from "@app/payments";
 import { test } from "@app/testkit";
 import { afterAll, describe, expect } from "vitest";
-import { type FortuneHarness, PAYEE, startFortune } from "../../../services/fortune/test/harness.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const PAYER = LOCAL_DEV_ACCOUNTS.payer;

@@ -1,6 +1,6 @@
 import { json, test } from "@app/testkit";
 import { afterAll, describe, expect } from "vitest";
-import { type FortuneHarness, spareAccount, startFortune } from "./harness.ts";
+import { type FortuneHarness, spareAccount, startFortune } from "../testing/harness.ts";
 
 const SHARED = { FORTUNE_PUBLIC_URL: "http://fortune.test", FORTUNE_PREMIUM_LIMIT: "1" };
 const key = spareAccount(8);

@@ -2,7 +2,7 @@ import { createMppClient, tip20Balance } from "@app/payments";
 import { json, test } from "@app/testkit";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, describe, expect } from "vitest";
-import { challengeOf, type FortuneHarness, PAYEE, spareAccount, startFortune } from "./harness.ts";
+import { challengeOf, type FortuneHarness, PAYEE, spareAccount, startFortune } from "../testing/harness.ts";
 
 describe("MPP: one-shot charges and sessions (request mode and SSE) on the local chain", () => {
   let h: FortuneHarness;

@@ -7,7 +7,7 @@ import { SessionBilling } from "../src/payments/session-billing.ts";
 import { SessionSettler } from "../src/payments/session-settler.ts";
 import { LOCAL_MPP_SECRET, mppStore } from "../src/rails.ts";
 import { SessionChannelStore } from "../src/store/session-channels.ts";
-import { type FortuneHarness, PAYEE, spareAccount, startFortune } from "./harness.ts";
+import { type FortuneHarness, PAYEE, spareAccount, startFortune } from "../testing/harness.ts";
 import { advanceChainTime, promptBody, sessionKit } from "./session-support.ts";
 
 /** The reserve's close grace period (TIP20ChannelReserve.CLOSE_GRACE_PERIOD). */

@@ -2,7 +2,7 @@ import { test } from "@app/testkit";
 import type { Hex } from "viem";
 import { afterAll, describe, expect, vi } from "vitest";
 import { SessionChannelStore } from "../src/store/session-channels.ts";
-import { type FortuneHarness, spareAccount, startFortune } from "./harness.ts";
+import { type FortuneHarness, spareAccount, startFortune } from "../testing/harness.ts";
 import { promptBody, sessionKit } from "./session-support.ts";
 
 describe("MPP sessions: the periodic settler", () => {

@@ -15,7 +15,7 @@ import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { getContractEvents, waitForTransactionReceipt, writeContract } from "viem/actions";
 import { expect } from "vitest";
-import { type FortuneHarness, PAYEE } from "./harness.ts";
+import { type FortuneHarness, PAYEE } from "../testing/harness.ts";
 
 type ReserveEvent = "ChannelOpened" | "Settled" | "CloseRequested" | "ChannelClosed";
 

@@ -2,7 +2,7 @@ import { json, test } from "@app/testkit";
 import { encodeSIWxHeader, parseSIWxHeader } from "@x402/extensions/sign-in-with-x";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, describe, expect } from "vitest";
-import { type FortuneHarness, startFortune } from "./harness.ts";
+import { type FortuneHarness, startFortune } from "../testing/harness.ts";
 
 /** A valid save without a sign-in: answered with the sign-in challenge. */
 const PROBE = { method: "POST", body: JSON.stringify({ fortune: "probe" }) };

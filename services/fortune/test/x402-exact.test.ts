@@ -2,7 +2,14 @@ import { json, test } from "@app/testkit";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, describe, expect } from "vitest";
-import { challengeOf, type FortuneHarness, KEYS, PAYEE, settlementOf, startFortune } from "./harness.ts";
+import {
+  challengeOf,
+  type FortuneHarness,
+  KEYS,
+  PAYEE,
+  settlementOf,
+  startFortune,
+} from "../testing/harness.ts";
 
 describe("x402 exact: POST /api/fortune and /api/fortune/dynamic on the local chain", () => {
   let h: FortuneHarness;

@@ -9,7 +9,7 @@ import {
   settlementOf,
   spareAccount,
   startFortune,
-} from "./harness.ts";
+} from "../testing/harness.ts";
 
 describe("x402 upto: premium (rate limited per category) and membership (SIWX replay)", () => {
   let h: FortuneHarness;

@@ -11,7 +11,7 @@ import { json, test } from "@app/testkit";
 import { Credential } from "mppx";
 import type { Hex } from "viem";
 import { afterAll, describe, expect } from "vitest";
-import { type FortuneHarness, spareAccount, startFortune } from "../harness.ts";
+import { type FortuneHarness, spareAccount, startFortune } from "../../testing/harness.ts";
 
 describe("AUDIT: an MPP idempotency replay needs the payer's signature, not a public transaction hash", () => {
   let h: FortuneHarness;

@@ -11,7 +11,14 @@ import { test } from "@app/testkit";
 import { createWalletClient, type Hex, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, describe, expect, vi } from "vitest";
-import { challengeOf, type FortuneHarness, KEYS, PAYEE, spareAccount, startFortune } from "../harness.ts";
+import {
+  challengeOf,
+  type FortuneHarness,
+  KEYS,
+  PAYEE,
+  spareAccount,
+  startFortune,
+} from "../../testing/harness.ts";
 
 async function rpc(h: FortuneHarness, method: string, params: unknown[] = []): Promise<unknown> {
   const res = await fetch(h.chain.rpcUrl, {

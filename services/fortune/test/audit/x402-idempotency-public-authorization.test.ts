@@ -16,7 +16,7 @@ import { json, test } from "@app/testkit";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { decodeFunctionData, type Hex } from "viem";
 import { afterAll, describe, expect } from "vitest";
-import { challengeOf, type FortuneHarness, KEYS, settlementOf, startFortune } from "../harness.ts";
+import { challengeOf, type FortuneHarness, KEYS, settlementOf, startFortune } from "../../testing/harness.ts";
 
 describe("AUDIT: a stored x402 response served for a public, spent authorisation", () => {
   let h: FortuneHarness;

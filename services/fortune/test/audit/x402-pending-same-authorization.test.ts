@@ -13,7 +13,7 @@
 import { json, test } from "@app/testkit";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { afterAll, describe, expect } from "vitest";
-import { challengeOf, type FortuneHarness, KEYS, PAYEE, startFortune } from "../harness.ts";
+import { challengeOf, type FortuneHarness, KEYS, PAYEE, startFortune } from "../../testing/harness.ts";
 
 async function rpc(h: FortuneHarness, method: string, params: unknown[] = []): Promise<unknown> {
   const res = await fetch(h.chain.rpcUrl, {

@@ -4,7 +4,7 @@ import { Credential } from "mppx";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, describe, expect } from "vitest";
-import { type FortuneHarness, PAYEE, spareAccount, startFortune } from "../harness.ts";
+import { type FortuneHarness, PAYEE, spareAccount, startFortune } from "../../testing/harness.ts";
 
 describe("MPP charges: idempotency before the charge, the payer from what was verified", () => {
   let h: FortuneHarness;

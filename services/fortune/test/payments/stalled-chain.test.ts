@@ -1,7 +1,14 @@
 import { json, test } from "@app/testkit";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { afterAll, describe, expect } from "vitest";
-import { challengeOf, type FortuneHarness, KEYS, PAYEE, settlementOf, startFortune } from "../harness.ts";
+import {
+  challengeOf,
+  type FortuneHarness,
+  KEYS,
+  PAYEE,
+  settlementOf,
+  startFortune,
+} from "../../testing/harness.ts";
 
 describe("a settlement broadcast while mining is stalled, on the local chain", () => {
   let h: FortuneHarness;
