@@ -1,4 +1,5 @@
-import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import {
   createLogger,
@@ -17,7 +18,7 @@ import {
   type StartedService,
   startService,
 } from "@app/runtime";
-import { seedDemos } from "./demos.ts";
+import { SANDBOX_APPS, seedDemos } from "./demos.ts";
 
 const launcherVariables = z.object({
   DATABASE_URL: settings.databaseUrl(),
@@ -42,6 +43,7 @@ export async function startPlatform(
   env: Env,
 ): Promise<RunningPlatform> {
   const launcher = loadConfig(launcherVariables, env);
+  env = { ...SANDBOX_APPS, ...(await localSecrets(launcher.DATA_DIR)), ...env };
   const configs = definitions.map((definition) => definition.loadConfig(env) as BaseServiceConfig);
   routeConsoleTo(createLogger({ name: "console", level: configs[0]?.logLevel ?? "info" }));
   const db = await openDatabase({ url: launcher.DATABASE_URL, dataDir: launcher.DATA_DIR });
@@ -65,7 +67,7 @@ export async function startPlatform(
     manifest.services[service.name] = { url: service.url, docs: `${service.url}/docs` };
     Object.assign(manifest.credentials, service.credentials);
   }
-  Object.assign(manifest.credentials, await seedDemos(db, manifest.services));
+  Object.assign(manifest.credentials, await seedDemos(db, manifest.services, env));
   await mkdir(launcher.DATA_DIR, { recursive: true });
   const manifestPath = join(launcher.DATA_DIR, "local.json");
   // It holds the demo wallet's private key: readable by its owner only.
@@ -87,6 +89,21 @@ function fromManifest(manifestPath: string, field: string): string {
   const path = relative(process.cwd(), manifestPath);
   const shown = path.startsWith("..") || isAbsolute(path) ? resolve(manifestPath) : `./${path}`;
   return `$(node -p "require('${shown}').credentials.${field}")`;
+}
+
+/** Secrets the embedded platform needs and nobody set: made once, kept under DATA_DIR (0600). */
+const LOCAL_SECRETS = ["PUBLISHER_TOKEN_SECRET", "PUBLISHER_STORAGE_SECRET"] as const;
+
+async function localSecrets(dataDir: string): Promise<Record<string, string>> {
+  const path = join(dataDir, "local-secrets.json");
+  const kept = JSON.parse(await readFile(path, "utf8").catch(() => "{}")) as Record<string, string>;
+  const missing = LOCAL_SECRETS.filter((name) => !kept[name]);
+  if (missing.length === 0) return kept;
+  for (const name of missing) kept[name] = randomBytes(32).toString("hex");
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(path, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
+  await chmod(path, 0o600);
+  return kept;
 }
 
 /**

@@ -1,17 +1,103 @@
-import { createServiceApp, type Logger, type ServiceApp } from "@app/core";
+import { type Clock, createServiceApp, type Logger, type ServiceApp, systemClock } from "@app/core";
 import { type Database, pingDatabase } from "@app/db";
+import type { Context } from "hono";
+import { API_KEY_HEADER, authenticateRequest } from "./auth/guard.ts";
+import { DEFAULT_RATE_LIMIT } from "./config.ts";
+import type { Publishing } from "./contracts/publishing.ts";
+import type { MediaStorage } from "./contracts/storage.ts";
+import type { RateLimit } from "./domain/rate-limit.ts";
+import type { Scope } from "./domain/scopes.ts";
+import { registerConnectionsList } from "./routes/connections_list.ts";
+import type { CreatorPrivacyOptions, RouteDeps } from "./routes/deps.ts";
+import { registerGroupsCreate } from "./routes/groups_create.ts";
+import { registerGroupsDelete } from "./routes/groups_delete.ts";
+import { registerGroupsList } from "./routes/groups_list.ts";
+import { registerGroupsUpdate } from "./routes/groups_update.ts";
+import { registerMediaGet } from "./routes/media_get.ts";
+import { registerPostsCancel } from "./routes/posts_cancel.ts";
+import { registerPostsGet } from "./routes/posts_get.ts";
+import { registerPostsList } from "./routes/posts_list.ts";
+import { registerPostsPublish } from "./routes/posts_publish.ts";
+import { registerPostsQueue } from "./routes/posts_queue.ts";
+import { registerPostsSchedule } from "./routes/posts_schedule.ts";
+import { registerStoragePut, STORAGE_PREFIX } from "./routes/storage_put.ts";
+import { registerUploadV1, UPLOAD_V1_PATH } from "./routes/upload_v1.ts";
+import { registerUploadV2 } from "./routes/upload_v2.ts";
+import { LocalDiskStorage } from "./storage/local-disk.ts";
+import { RateLimiter } from "./store/rate-limits.ts";
 
 /** What the publisher app is built from. */
-export type PublisherDeps = { db: Database; logger: Logger };
+export type PublisherDeps = {
+  db: Database;
+  logger: Logger;
+  storage: MediaStorage;
+  /** The publishing half (its interface): publish-now and cancel. */
+  publishing: Publishing;
+  clock?: Clock;
+  rateLimit?: RateLimit;
+  publishTimeoutMs?: number;
+  presignExpiresSeconds?: number;
+  /** A TikTok creator's current privacy options (creator_info); without it any documented value passes. */
+  creatorPrivacyOptions?: CreatorPrivacyOptions;
+  /**
+   * Registers routes built elsewhere (publishing's connect flows) on the app, with the API-key
+   * check they need: the caller's account, or the 401 / 429 / 403 refusal thrown.
+   */
+  registerMore?: (app: ServiceApp, authenticate: Authenticate) => void;
+};
 
-/** The publisher service's Hono app. */
+export type Authenticate = (c: Context, scope: Scope) => Promise<{ accountId: string }>;
+
+/** Routes that stream their own bodies, past the 1 MiB JSON limit: the uploads. */
+const ownsBody = (path: string, method: string) =>
+  (method === "POST" && path === UPLOAD_V1_PATH) || (method === "PUT" && path.startsWith(STORAGE_PREFIX));
+
+/** The publisher service's Hono app: uploads, connections, groups and posts (publish, schedule, queue). */
 export function createApp(deps: PublisherDeps): ServiceApp {
-  return createServiceApp({
+  const clock = deps.clock ?? systemClock;
+  const app = createServiceApp({
     name: "publisher",
     title: "Publisher API",
     version: "1.0.0",
     description: "Media upload and post publishing, scheduling and queueing to YouTube, TikTok and Bluesky.",
     logger: deps.logger,
     checkReady: () => pingDatabase(deps.db),
+    ownBodyGuard: ownsBody,
   });
+  app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
+    type: "apiKey",
+    in: "header",
+    name: API_KEY_HEADER,
+    description:
+      "An API key, created with `npm run publisher -- keys create`; scopes posts:read, posts:write, media:write",
+  });
+  const routeDeps: RouteDeps = {
+    db: deps.db,
+    clock,
+    logger: deps.logger,
+    storage: deps.storage,
+    publishing: deps.publishing,
+    limiter: new RateLimiter(deps.db, deps.rateLimit ?? DEFAULT_RATE_LIMIT, clock),
+    publishTimeoutMs: deps.publishTimeoutMs ?? 25_000,
+    presignExpiresSeconds: deps.presignExpiresSeconds ?? 900,
+    creatorPrivacyOptions: deps.creatorPrivacyOptions,
+  };
+  registerUploadV1(app, routeDeps);
+  registerUploadV2(app, routeDeps);
+  if (deps.storage instanceof LocalDiskStorage)
+    registerStoragePut(app, { ...routeDeps, storage: deps.storage });
+  registerMediaGet(app, routeDeps);
+  registerConnectionsList(app, routeDeps);
+  registerGroupsList(app, routeDeps);
+  registerGroupsCreate(app, routeDeps);
+  registerGroupsUpdate(app, routeDeps);
+  registerGroupsDelete(app, routeDeps);
+  registerPostsPublish(app, routeDeps);
+  registerPostsSchedule(app, routeDeps);
+  registerPostsQueue(app, routeDeps);
+  registerPostsList(app, routeDeps);
+  registerPostsGet(app, routeDeps);
+  registerPostsCancel(app, routeDeps);
+  deps.registerMore?.(app, (c, scope) => authenticateRequest(routeDeps, c, scope));
+  return app;
 }

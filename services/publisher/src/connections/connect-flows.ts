@@ -1,0 +1,156 @@
+import { randomBytes } from "node:crypto";
+import type { Clock, TextSealer } from "@app/core";
+import type { Database } from "@app/db";
+import type { Platform } from "../contracts/post.ts";
+import { PlatformError } from "../platforms/errors.ts";
+import type { Adapters } from "../platforms/index.ts";
+import { type ConnectionSecrets, upsertConnection } from "../store/connections.ts";
+import { consumeOAuthState, insertOAuthState } from "../store/connections-oauth-states.ts";
+import { ConnectionError } from "./errors.ts";
+import { newPkcePair } from "./pkce.ts";
+import { blueskySecrets } from "./refresh.ts";
+
+export type OAuthPlatform = "youtube" | "tiktok";
+
+export type ConnectFlowDeps = {
+  db: Database;
+  clock: Clock;
+  sealer: TextSealer;
+  adapters: Adapters;
+  /** The publisher's public base URL: the callbacks are `<publicUrl>/oauth/<platform>/callback`. */
+  publicUrl: string;
+  /** The Bluesky PDS app passwords are checked against (`https://bsky.social`). */
+  blueskyService: string;
+};
+
+/** A connection as the API shows it (spec: `id, platform, account_name, account_id`). */
+export type ConnectionView = { id: string; platform: Platform; account_name: string; account_id: string };
+
+const STATE_TTL_MS = 10 * 60_000;
+
+export const callbackPath = (platform: OAuthPlatform) => `/oauth/${platform}/callback`;
+
+/** Starts a connect: a state bound to the account (stored hashed, ten minutes) and the authorize URL. */
+export async function startConnect(
+  deps: ConnectFlowDeps,
+  input: { accountId: string; platform: OAuthPlatform },
+): Promise<{ authorizeUrl: string; expiresIn: number }> {
+  const state = randomBytes(32).toString("base64url");
+  const { verifier, challenge } = newPkcePair();
+  const redirectUri = `${deps.publicUrl.replace(/\/$/, "")}${callbackPath(input.platform)}`;
+  const now = deps.clock.now();
+  await insertOAuthState(deps.db, {
+    state,
+    accountId: input.accountId,
+    platform: input.platform,
+    sealedVerifier: deps.sealer.seal(verifier, "oauth-state"),
+    redirectUri,
+    expiresAt: new Date(now.getTime() + STATE_TTL_MS),
+    now,
+  });
+  const authorizeUrl = deps.adapters[input.platform].oauth.authorizeUrl({
+    state,
+    codeChallenge: challenge,
+    redirectUri,
+  });
+  return { authorizeUrl, expiresIn: STATE_TTL_MS / 1000 };
+}
+
+/** Finishes a connect at the callback: the state taken once, the code traded, the connection saved. */
+export async function completeConnect(
+  deps: ConnectFlowDeps,
+  input: { platform: OAuthPlatform; state: string; code: string },
+): Promise<ConnectionView> {
+  const now = deps.clock.now();
+  const pending = await consumeOAuthState(deps.db, { state: input.state, platform: input.platform, now });
+  if (!pending)
+    throw new ConnectionError(
+      "OAUTH_STATE_INVALID",
+      "The connect link is unknown, used or expired; start again.",
+    );
+  const verifier = deps.sealer.open(pending.sealedVerifier, "oauth-state");
+  const adapter = deps.adapters[input.platform];
+  const tokens = await platformCall(() =>
+    adapter.oauth.exchangeCode({
+      code: input.code,
+      codeVerifier: verifier,
+      redirectUri: pending.redirectUri,
+    }),
+  );
+  const identity =
+    input.platform === "youtube"
+      ? await youtubeIdentity(deps.adapters, tokens.accessToken)
+      : await tiktokIdentity(deps.adapters, tokens.accessToken);
+  return save(deps, {
+    accountId: pending.accountId,
+    platform: input.platform,
+    ...identity,
+    secrets: { ...tokens },
+  });
+}
+
+/** Connects a Bluesky account with its handle and an app password (checked by signing in). */
+export async function connectBluesky(
+  deps: ConnectFlowDeps,
+  input: { accountId: string; handle: string; appPassword: string },
+): Promise<ConnectionView> {
+  const service = deps.blueskyService;
+  const session = await platformCall(() =>
+    deps.adapters.bluesky.createSession(service, input.handle.replace(/^@/, ""), input.appPassword),
+  ).catch((error: unknown) => {
+    if (error instanceof ConnectionError && error.code === "PLATFORM_UNAVAILABLE") throw error;
+    throw new ConnectionError("BLUESKY_LOGIN_FAILED", "Bluesky refused the handle or app password.");
+  });
+  return save(deps, {
+    accountId: input.accountId,
+    platform: "bluesky",
+    accountName: session.handle,
+    platformAccountId: session.did,
+    secrets: blueskySecrets(session, service, input.appPassword),
+  });
+}
+
+async function save(
+  deps: ConnectFlowDeps,
+  input: {
+    accountId: string;
+    platform: Platform;
+    accountName: string;
+    platformAccountId: string;
+    secrets: ConnectionSecrets;
+  },
+): Promise<ConnectionView> {
+  const { id } = await deps.db.transaction((tx) =>
+    upsertConnection(tx, deps.sealer, input, deps.clock.now()),
+  );
+  return {
+    id,
+    platform: input.platform,
+    account_name: input.accountName,
+    account_id: input.platformAccountId,
+  };
+}
+
+async function youtubeIdentity(adapters: Adapters, accessToken: string) {
+  const channel = await platformCall(() => adapters.youtube.channel(accessToken));
+  if (!channel)
+    throw new ConnectionError("NO_YOUTUBE_CHANNEL", "This Google account has no YouTube channel.");
+  return { accountName: channel.title, platformAccountId: channel.id };
+}
+
+async function tiktokIdentity(adapters: Adapters, accessToken: string) {
+  const user = await platformCall(() => adapters.tiktok.userInfo(accessToken));
+  return { accountName: user.username ?? user.displayName, platformAccountId: user.openId };
+}
+
+/** A platform call whose refusal becomes a connect error (its reason kept, no token in it). */
+async function platformCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof PlatformError)) throw error;
+    if (error.kind === "transient")
+      throw new ConnectionError("PLATFORM_UNAVAILABLE", `The platform did not answer (${error.reason}).`);
+    throw new ConnectionError("OAUTH_DENIED", `The platform refused: ${error.describe()}`);
+  }
+}

@@ -1,0 +1,33 @@
+import type { Readable } from "node:stream";
+
+/**
+ * Where uploaded media lives: local disk by default (with the service's own SigV4-checking PUT
+ * endpoint for presigned uploads), any S3-compatible store by config.
+ */
+export interface MediaStorage {
+  /**
+   * Streams a body to `path`, failing (and leaving nothing) when it is aborted, or when it is
+   * shorter or longer than `expectedBytes`. Without `expectedBytes` (a multipart file, whose size
+   * is known only at its end) the caller bounds the body.
+   */
+  write(
+    path: string,
+    body: Readable,
+    options: { contentType: string; expectedBytes?: number },
+  ): Promise<void>;
+  /** A stored object, or a byte range of it. */
+  read(
+    path: string,
+    range?: { start: number; end: number },
+  ): Promise<{ stream: Readable; size: number; contentType: string }>;
+  exists(path: string): Promise<boolean>;
+  /** The URL anyone (platforms included) fetches the object at, with range requests. */
+  publicUrl(path: string): string;
+  /** The path behind one of this storage's public URLs, or undefined for any other URL. */
+  pathOf(url: string): string | undefined;
+  /** A presigned PUT binding exact size and type (S3 SigV4 query presign). */
+  presignPut(
+    path: string,
+    options: { contentLength: number; contentType: string; expiresIn: number },
+  ): Promise<string>;
+}

@@ -1,0 +1,66 @@
+import { DateTime, IANAZone } from "luxon";
+
+/** How the queue lays out slots: posts a day, the weekdays allowed (0 = Sunday … 6 = Saturday), the zone. */
+export type QueueSettings = { postsPerDay: 1 | 2 | 3; allowedDays: number[]; timeZone: string };
+
+/** The account default (DECISIONS.md): one post a day, every day, in UTC. */
+export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
+  postsPerDay: 1,
+  allowedDays: [0, 1, 2, 3, 4, 5, 6],
+  timeZone: "UTC",
+};
+
+/** Local slot times by posts a day, as [hour, minute]. */
+export const SLOT_TIMES: Record<QueueSettings["postsPerDay"], ReadonlyArray<readonly [number, number]>> = {
+  1: [[9, 0]],
+  2: [
+    [9, 0],
+    [17, 0],
+  ],
+  3: [
+    [9, 0],
+    [13, 0],
+    [18, 0],
+  ],
+};
+
+/** How far ahead the queue looks for a free slot. */
+export const QUEUE_HORIZON_DAYS = 90;
+
+export const isTimeZone = (zone: string): boolean => IANAZone.isValidZone(zone);
+
+/** The slot instants of one local calendar day (`day` at local midnight), in time order. */
+function slotsOfDay(day: DateTime, settings: QueueSettings): Date[] {
+  return SLOT_TIMES[settings.postsPerDay].map(([hour, minute]) =>
+    // A local time that a DST jump skips is moved forward by the jump (02:30 → 03:30), as luxon does.
+    DateTime.fromObject(
+      { year: day.year, month: day.month, day: day.day, hour, minute },
+      { zone: settings.timeZone },
+    ).toJSDate(),
+  );
+}
+
+/**
+ * The first slot strictly after `now` that no post in `taken` (epoch milliseconds) occupies,
+ * searching local days from today (in the settings' zone) for `horizonDays`; undefined when
+ * every slot of the horizon is taken. Slot times are local wall-clock times, so they keep their
+ * hour across a DST change while their UTC instant moves.
+ */
+export function nextFreeSlot(input: {
+  now: Date;
+  settings: QueueSettings;
+  taken: ReadonlySet<number>;
+  horizonDays?: number;
+}): Date | undefined {
+  const { now, settings, taken } = input;
+  const horizon = input.horizonDays ?? QUEUE_HORIZON_DAYS;
+  const today = DateTime.fromJSDate(now, { zone: settings.timeZone }).startOf("day");
+  for (let offset = 0; offset <= horizon; offset += 1) {
+    const day = today.plus({ days: offset });
+    if (!settings.allowedDays.includes(day.weekday % 7)) continue;
+    for (const slot of slotsOfDay(day, settings)) {
+      if (slot.getTime() > now.getTime() && !taken.has(slot.getTime())) return slot;
+    }
+  }
+  return undefined;
+}

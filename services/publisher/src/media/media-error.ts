@@ -1,0 +1,19 @@
+/** Why media could not be read for publishing. */
+export type MediaErrorCode =
+  | "MEDIA_URL_REJECTED"
+  | "MEDIA_UNAVAILABLE"
+  | "MEDIA_TOO_LARGE"
+  | "MEDIA_TYPE_UNKNOWN";
+
+/** A media URL that was refused or could not be read; `transient` when a later try may work. */
+export class MediaError extends Error {
+  readonly code: MediaErrorCode;
+  readonly transient: boolean;
+
+  constructor(code: MediaErrorCode, message: string, transient = false) {
+    super(message);
+    this.name = "MediaError";
+    this.code = code;
+    this.transient = transient;
+  }
+}

@@ -1,0 +1,63 @@
+import type { Readable } from "node:stream";
+import type { MediaReader } from "../contracts/publishing.ts";
+import type { MediaStorage } from "../contracts/storage.ts";
+import { MediaError } from "./media-error.ts";
+
+/** Media ready to publish: in the service's own storage, readable by byte range, with a public URL. */
+export type StagedMedia = {
+  path: string;
+  size: number;
+  contentType: string;
+  publicUrl: string;
+  /** Bytes `first…last` (inclusive), or the whole file. */
+  read(range?: { first: number; last: number }): Promise<Readable>;
+};
+
+/** Reads a stream to the end (for one upload chunk: bounded by the chunk size). */
+export async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Media of a post, staged for publishing: a URL of the service's own storage is used in place;
+ * any other URL is read once through the guarded {@link MediaReader} and copied to
+ * `stagingPath` (kept, so a retry or a resumed upload reads the same bytes again by range, and
+ * platforms that pull media get a URL of ours). The type is sniffed from the bytes either way.
+ */
+export async function stageMedia(
+  deps: { storage: MediaStorage; reader: MediaReader },
+  url: string,
+  stagingPath: string,
+): Promise<StagedMedia> {
+  const own = deps.storage.pathOf(url);
+  const path = own ?? stagingPath;
+  if (own || (await deps.storage.exists(stagingPath))) {
+    const opened = await deps.reader.open(deps.storage.publicUrl(path));
+    (opened.stream as Readable).destroy();
+    return staged(deps.storage, path, opened.size, opened.contentType);
+  }
+  const opened = await deps.reader.open(url);
+  try {
+    await deps.storage.write(stagingPath, opened.stream as Readable, {
+      contentType: opened.contentType,
+      expectedBytes: opened.size,
+    });
+  } catch (error) {
+    if (error instanceof MediaError) throw error;
+    throw new MediaError("MEDIA_UNAVAILABLE", "The media could not be copied for publishing.", true);
+  }
+  return staged(deps.storage, stagingPath, opened.size, opened.contentType);
+}
+
+function staged(storage: MediaStorage, path: string, size: number, contentType: string): StagedMedia {
+  return {
+    path,
+    size,
+    contentType,
+    publicUrl: storage.publicUrl(path),
+    read: async (range) =>
+      (await storage.read(path, range ? { start: range.first, end: range.last } : undefined)).stream,
+  };
+}

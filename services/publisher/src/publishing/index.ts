@@ -1,0 +1,131 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { type Clock, type Logger, type Stoppable, systemClock, type TextSealer } from "@app/core";
+import type { Database } from "@app/db";
+import { createTokenVault, type TokenVault, withAccessToken } from "../connections/token-vault.ts";
+import type { TargetOutcome } from "../contracts/post.ts";
+import type { MediaReader, Publishing } from "../contracts/publishing.ts";
+import type { MediaStorage } from "../contracts/storage.ts";
+import { createMediaReader, type MediaReaderOptions } from "../media/media-reader.ts";
+import type { Adapters } from "../platforms/index.ts";
+import { cancelScheduledPost, claimDueTargets, refreshPostStatus, targetOutcomes } from "../store/targets.ts";
+import { defaultRetryPolicy, type RetryPolicy } from "./retry-policy.ts";
+import { defaultTuning, type PublishingTuning } from "./run-context.ts";
+import { createExecutor, type Executor } from "./target-executor.ts";
+import { runWorkerPool, type WorkerOptions } from "./worker-pool.ts";
+
+export type { WorkerOptions } from "./worker-pool.ts";
+
+export type PublishingDeps = {
+  db: Database;
+  logger: Logger;
+  clock?: Clock;
+  storage: MediaStorage;
+  adapters: Adapters;
+  /** Seals connection tokens (core's `createTextSealer(secret, "publisher.connections")`). */
+  sealer: TextSealer;
+  /** SSRF guard settings for media URLs (own origins exempt, size cap, timeouts). */
+  media?: MediaReaderOptions;
+  retry?: Partial<RetryPolicy>;
+  tuning?: Partial<PublishingTuning>;
+  /** Lease of publish-now's claims (default 60 s, extended while running). */
+  leaseMs?: number;
+};
+
+/** Publishing as the API and the worker process use it. */
+export type PublishingService = Publishing & {
+  /** Starts this process's workers (and its sweeper); stop them to shut down cleanly. */
+  startWorkers(options?: WorkerOptions): Stoppable;
+  /** The privacy levels a TikTok connection's creator may post with now (`creator_info`). */
+  creatorPrivacyOptions(connectionId: string): Promise<string[]>;
+  readonly vault: TokenVault;
+  readonly mediaReader: MediaReader;
+};
+
+const DONE = new Set(["published", "failed", "canceled"]);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A worker id unique to this process: host, pid and a random part. */
+export function defaultWorkerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
+}
+
+/** Builds publishing: publish-now and cancel for the API, workers for due targets. */
+export function createPublishing(deps: PublishingDeps): PublishingService {
+  const clock = deps.clock ?? systemClock;
+  const retry = { ...defaultRetryPolicy(), ...deps.retry };
+  const tuning = { ...defaultTuning(), ...deps.tuning };
+  const vault = createTokenVault({ db: deps.db, sealer: deps.sealer, adapters: deps.adapters, clock });
+  const reader = createMediaReader(deps.storage, deps.media);
+  const publisherDeps = {
+    adapters: deps.adapters,
+    vault,
+    clock,
+    logger: deps.logger,
+    storage: deps.storage,
+    reader,
+    tuning,
+  };
+  const executorFor = (workerId: string, leaseMs: number): Executor =>
+    createExecutor({
+      db: deps.db,
+      logger: deps.logger,
+      clock,
+      deps: publisherDeps,
+      retry,
+      workerId,
+      leaseMs,
+    });
+  let nowExecutor: Executor | undefined;
+
+  async function publishNow(postId: string, timeoutMs: number): Promise<TargetOutcome[]> {
+    const deadline = clock.now().getTime() + timeoutMs;
+    nowExecutor ??= executorFor(`${defaultWorkerId()}:now`, deps.leaseMs ?? 60_000);
+    const executor = nowExecutor;
+    const now = clock.now();
+    const claimed = await claimDueTargets(deps.db, {
+      workerId: executor.workerId,
+      limit: 100,
+      now,
+      leaseUntil: new Date(now.getTime() + (deps.leaseMs ?? 60_000)),
+      postId,
+    });
+    if (claimed.length > 0) await refreshPostStatus(deps.db, postId, now);
+    const runs = Promise.all(claimed.map((target) => executor.run(target, { holdUntil: deadline })));
+    const timer = sleep(Math.max(0, deadline - clock.now().getTime()));
+    await Promise.race([runs, timer]);
+    for (;;) {
+      const outcomes = await targetOutcomes(deps.db, postId);
+      if (outcomes.every((outcome) => DONE.has(outcome.status)) || clock.now().getTime() >= deadline)
+        return outcomes;
+      await sleep(Math.min(250, Math.max(0, deadline - clock.now().getTime())));
+    }
+  }
+
+  return {
+    publishNow,
+    cancel: (postId) => cancelScheduledPost(deps.db, postId, clock.now()),
+    startWorkers(options = {}) {
+      const leaseMs = options.leaseMs ?? 60_000;
+      const workerId = options.workerId ?? defaultWorkerId();
+      return runWorkerPool(
+        { db: deps.db, logger: deps.logger, clock, executor: executorFor(workerId, leaseMs) },
+        {
+          workerId,
+          leaseMs,
+          concurrency: options.concurrency ?? 4,
+          pollIntervalMs: options.pollIntervalMs ?? 1_000,
+          sweepIntervalMs: options.sweepIntervalMs ?? 15_000,
+        },
+      );
+    },
+    async creatorPrivacyOptions(connectionId) {
+      const info = await withAccessToken(vault, connectionId, ({ secrets }) =>
+        deps.adapters.tiktok.creatorInfo(secrets.accessToken),
+      );
+      return info.privacyLevelOptions;
+    },
+    vault,
+    mediaReader: reader,
+  };
+}

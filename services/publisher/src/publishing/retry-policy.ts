@@ -1,0 +1,66 @@
+import { MediaError } from "../media/media-error.ts";
+import { PlatformError } from "../platforms/errors.ts";
+import type { TargetSettlement } from "../store/targets.ts";
+
+/** How often and how patiently a target is retried after transient failures. */
+export type RetryPolicy = {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** The longest `Retry-After` honoured as given (a longer one is capped to this). */
+  maxRetryAfterMs: number;
+};
+
+export const defaultRetryPolicy = (): RetryPolicy => ({
+  maxAttempts: 8,
+  baseDelayMs: 10_000,
+  maxDelayMs: 30 * 60_000,
+  maxRetryAfterMs: 6 * 60 * 60_000,
+});
+
+/** Exponential backoff with jitter (between half and all of `base · 2^failures`, capped). */
+export function backoffMs(policy: RetryPolicy, failures: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(failures, 30));
+  return Math.round(ceiling / 2 + (ceiling / 2) * random());
+}
+
+type Classified = { transient: boolean; error: string; retryAfterMs: number | null };
+
+/** A failure's class and the text a failed target keeps; unknown errors count as transient. */
+export function classifyFailure(error: unknown): Classified {
+  if (error instanceof PlatformError) {
+    const transient = error.kind === "transient" || error.kind === "unauthorized";
+    return { transient, error: error.describe(), retryAfterMs: error.retryAfterMs };
+  }
+  if (error instanceof MediaError) {
+    return { transient: error.transient, error: `${error.code}: ${error.message}`, retryAfterMs: null };
+  }
+  return { transient: true, error: "INTERNAL: publishing failed unexpectedly", retryAfterMs: null };
+}
+
+/**
+ * What becomes of a target after a failed turn: failed for good (a permanent refusal, a lost
+ * grant, or out of attempts), or run again after the backoff, never sooner than the platform's
+ * `Retry-After`. `attempts` counts the failures before this one.
+ */
+export function settlementForFailure(
+  error: unknown,
+  attempts: number,
+  now: Date,
+  policy: RetryPolicy,
+  random?: () => number,
+): TargetSettlement {
+  const failure = classifyFailure(error);
+  if (!failure.transient) return { kind: "failed", error: failure.error };
+  if (attempts + 1 >= policy.maxAttempts) {
+    return { kind: "failed", error: `${failure.error} (gave up after ${attempts + 1} attempts)` };
+  }
+  const retryAfter = Math.min(failure.retryAfterMs ?? 0, policy.maxRetryAfterMs);
+  const delay = Math.max(backoffMs(policy, attempts, random), retryAfter);
+  return {
+    kind: "later",
+    runAt: new Date(now.getTime() + delay),
+    countAsAttempt: true,
+    error: failure.error,
+  };
+}

@@ -1,0 +1,58 @@
+import type { Clock, Logger } from "@app/core";
+import type { TokenVault } from "../connections/token-vault.ts";
+import type { MediaReader } from "../contracts/publishing.ts";
+import type { MediaStorage } from "../contracts/storage.ts";
+import type { StagedMedia } from "../media/staged-media.ts";
+import type { Adapters } from "../platforms/index.ts";
+import type { ClaimedTarget } from "../store/targets.ts";
+
+/** What a platform publisher needs besides the target. */
+export type PublisherDeps = {
+  adapters: Adapters;
+  vault: TokenVault;
+  clock: Clock;
+  logger: Logger;
+  storage: MediaStorage;
+  reader: MediaReader;
+  tuning: PublishingTuning;
+};
+
+/** Sizes and intervals of the publishing steps (defaults in {@link defaultTuning}). */
+export type PublishingTuning = {
+  /** YouTube chunk size: a multiple of 256 KiB. */
+  youtubeChunkBytes: number;
+  /** Preferred TikTok chunk size (5–64 MB). */
+  tiktokChunkBytes: number;
+  /** How long to wait between TikTok status polls. */
+  statusPollMs: number;
+};
+
+export const defaultTuning = (): PublishingTuning => ({
+  youtubeChunkBytes: 8 * 1024 * 1024,
+  tiktokChunkBytes: 10 * 1024 * 1024,
+  statusPollMs: 10_000,
+});
+
+/** One turn on one claimed target. */
+export type TargetRun = {
+  target: ClaimedTarget;
+  /** Saves the platform handle while the claim is held; throws {@link LostClaim} when it is not. */
+  saveHandle(handle: Record<string, unknown>): Promise<void>;
+  /** Throws {@link LostClaim} when the claim was lost (checked between chunks). */
+  checkClaim(): void;
+  /** Stages the post's media item `index` (see stageMedia). */
+  media(index: number): Promise<StagedMedia>;
+};
+
+/** What a publisher's turn came to: published, or wait and poll the platform again. */
+export type StepResult =
+  | { kind: "published"; platformPostId: string; url: string | null }
+  | { kind: "poll"; afterMs: number };
+
+/** The claim on a target was lost (its lease ran out and another worker may hold it): stop at once. */
+export class LostClaim extends Error {
+  constructor(targetId: string) {
+    super(`The claim on target ${targetId} was lost.`);
+    this.name = "LostClaim";
+  }
+}

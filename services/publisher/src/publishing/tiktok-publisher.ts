@@ -1,0 +1,132 @@
+import { withAccessToken } from "../connections/token-vault.ts";
+import { PlatformError } from "../platforms/errors.ts";
+import { type ChunkPlan, chunkAt, chunkRange, planChunks } from "../platforms/tiktok/chunk-plan.ts";
+import type { CreatorInfo, PublishStatus } from "../platforms/tiktok/tiktok-client.ts";
+import type { PublisherDeps, StepResult, TargetRun } from "./run-context.ts";
+import { photoPostInfo, tiktokRefusal, videoPostInfo } from "./tiktok-post-info.ts";
+
+/**
+ * The handle of a TikTok target. `initiating` is saved before `init`; `publishId` right after
+ * it, before the first chunk; `processing` once every byte is in (or the photos were handed over).
+ */
+type TikTokHandle = {
+  phase: "initiating" | "uploading" | "processing";
+  kind: "video" | "photo";
+  publishId?: string;
+  uploadUrl?: string;
+  plan?: ChunkPlan;
+};
+
+/**
+ * Publishes to TikTok: a video by FILE_UPLOAD (direct post or inbox draft) in chunks, or a photo
+ * carousel by PULL_FROM_URL; then polls `status/fetch` until PUBLISH_COMPLETE,
+ * SEND_TO_USER_INBOX or FAILED. After `init` only the same upload is resumed and the same
+ * publish id polled. A photo `init` whose answer was lost cannot be told apart from one never
+ * made, so it fails as PUBLISH_OUTCOME_UNKNOWN rather than risk a second post; a video `init`
+ * publishes nothing until its bytes arrive, so it is simply made again.
+ */
+export async function publishToTikTok(run: TargetRun, deps: PublisherDeps): Promise<StepResult> {
+  const items = run.target.content.mediaItems;
+  const kind = items.some((item) => item.mediaType === "VIDEO") ? "video" : "photo";
+  let handle = run.target.platformHandle as TikTokHandle | null;
+  if (handle?.phase === "initiating" && handle.kind === "photo") {
+    throw new PlatformError(
+      "tiktok",
+      "permanent",
+      "PUBLISH_OUTCOME_UNKNOWN",
+      "The photo post was handed to TikTok but its answer was lost; check the TikTok account before posting again.",
+    );
+  }
+  if (!handle?.publishId) handle = await initiate(run, deps, kind);
+  if (handle.phase === "uploading") handle = await upload(run, deps, handle);
+  return poll(run, deps, handle);
+}
+
+const tokenCall = <T>(run: TargetRun, deps: PublisherDeps, call: (token: string) => Promise<T>) =>
+  withAccessToken(deps.vault, run.target.connectionId, ({ secrets }) => call(secrets.accessToken));
+
+async function initiate(run: TargetRun, deps: PublisherDeps, kind: "video" | "photo"): Promise<TikTokHandle> {
+  const { content } = run.target;
+  const tiktok = deps.adapters.tiktok;
+  const creator: CreatorInfo = await tokenCall(run, deps, (token) => tiktok.creatorInfo(token));
+  const refusal = tiktokRefusal(content, creator);
+  if (refusal) throw new PlatformError("tiktok", "permanent", refusal.reason, refusal.message);
+  const mode = content.tiktok.postMode;
+  if (kind === "photo") {
+    const photos = await Promise.all(content.mediaItems.map((_item, index) => run.media(index)));
+    await run.saveHandle({ phase: "initiating", kind });
+    const { publishId } = await tokenCall(run, deps, (token) =>
+      tiktok.initPhotos(token, {
+        mode,
+        postInfo: photoPostInfo(content, creator),
+        photoUrls: photos.map((p) => p.publicUrl),
+      }),
+    );
+    const handle: TikTokHandle = { phase: "processing", kind, publishId };
+    await run.saveHandle(handle);
+    return handle;
+  }
+  const video = await run.media(content.mediaItems.findIndex((item) => item.mediaType === "VIDEO"));
+  const plan = planChunks(video.size, deps.tuning.tiktokChunkBytes);
+  await run.saveHandle({ phase: "initiating", kind });
+  const { publishId, uploadUrl } = await tokenCall(run, deps, (token) =>
+    tiktok.initVideo(token, { mode, postInfo: videoPostInfo(content, creator), plan }),
+  );
+  const handle: TikTokHandle = { phase: "uploading", kind, publishId, uploadUrl, plan };
+  await run.saveHandle(handle);
+  return handle;
+}
+
+async function upload(run: TargetRun, deps: PublisherDeps, handle: TikTokHandle): Promise<TikTokHandle> {
+  const { plan, uploadUrl, publishId } = handle as Required<TikTokHandle>;
+  const tiktok = deps.adapters.tiktok;
+  const status = await tokenCall(run, deps, (token) => tiktok.fetchStatus(token, publishId));
+  const uploaded = status.status === "PROCESSING_UPLOAD" ? (status.uploadedBytes ?? 0) : plan.videoSize;
+  const start = uploaded >= plan.videoSize ? plan.totalChunkCount : chunkAt(plan, uploaded);
+  if (start === null) {
+    throw new PlatformError("tiktok", "permanent", "upload_out_of_step", "TikTok holds part of a chunk.");
+  }
+  const video = await run.media(
+    run.target.content.mediaItems.findIndex((item) => item.mediaType === "VIDEO"),
+  );
+  for (let index = start; index < plan.totalChunkCount; index += 1) {
+    run.checkClaim();
+    const { first, last } = chunkRange(plan, index);
+    await tiktok.uploadChunk(uploadUrl, {
+      first,
+      last,
+      total: plan.videoSize,
+      contentType: video.contentType,
+      body: await video.read({ first, last }),
+    });
+  }
+  const processing: TikTokHandle = { ...handle, phase: "processing" };
+  await run.saveHandle(processing);
+  return processing;
+}
+
+async function poll(run: TargetRun, deps: PublisherDeps, handle: TikTokHandle): Promise<StepResult> {
+  const publishId = handle.publishId as string;
+  const status: PublishStatus = await tokenCall(run, deps, (token) =>
+    deps.adapters.tiktok.fetchStatus(token, publishId),
+  );
+  if (status.status === "FAILED") {
+    throw new PlatformError(
+      "tiktok",
+      "permanent",
+      status.failReason ?? "publish_failed",
+      "TikTok could not publish the post.",
+    );
+  }
+  if (status.status === "SEND_TO_USER_INBOX")
+    return { kind: "published", platformPostId: publishId, url: null };
+  if (status.status === "PUBLISH_COMPLETE") {
+    const id = status.publicPostId ?? publishId;
+    return {
+      kind: "published",
+      platformPostId: id,
+      url: status.publicPostId ? `https://www.tiktok.com/video/${id}` : null,
+    };
+  }
+  return { kind: "poll", afterMs: deps.tuning.statusPollMs };
+}

@@ -1,0 +1,78 @@
+import { withAccessToken } from "../connections/token-vault.ts";
+import { readAll } from "../media/staged-media.ts";
+import { PlatformError } from "../platforms/errors.ts";
+import type { UploadProgress } from "../platforms/youtube/youtube-client.ts";
+import { youtubeTexts } from "./post-texts.ts";
+import type { PublisherDeps, StepResult, TargetRun } from "./run-context.ts";
+
+const QUARTER_MIB = 256 * 1024;
+const CHUNK_RETRIES = 3;
+
+/** The handle of a YouTube target: the resumable session, saved before any byte is sent. */
+type YouTubeHandle = { sessionUri?: string };
+
+/**
+ * Publishes a video to YouTube with the resumable protocol. The session URI is saved before the
+ * first byte; YouTube creates the video only when the last byte arrives, and a session makes at
+ * most one video, so a retry or another worker resumes the same session from the offset the
+ * status query reports and never uploads the video twice. An expired session never got its last
+ * byte, so a new one is started.
+ */
+export async function publishToYouTube(run: TargetRun, deps: PublisherDeps): Promise<StepResult> {
+  const { target } = run;
+  const index = target.content.mediaItems.findIndex((item) => item.mediaType === "VIDEO");
+  if (index < 0)
+    throw new PlatformError("youtube", "permanent", "NO_VIDEO", "A YouTube post needs one video.");
+  const media = await run.media(index);
+  const youtube = deps.adapters.youtube;
+  let sessionUri = (target.platformHandle as YouTubeHandle | null)?.sessionUri;
+  let progress: UploadProgress = { kind: "expired" };
+  if (sessionUri) progress = await youtube.queryUpload(sessionUri, media.size);
+  if (progress.kind === "expired") {
+    const texts = youtubeTexts(target.content);
+    sessionUri = await withAccessToken(deps.vault, target.connectionId, ({ secrets }) =>
+      youtube.startUpload(secrets.accessToken, {
+        ...texts,
+        privacy: target.content.youtube.privacy,
+        size: media.size,
+        contentType: media.contentType,
+      }),
+    );
+    await run.saveHandle({ sessionUri } satisfies YouTubeHandle);
+    progress = { kind: "incomplete", received: 0 };
+  }
+  const session = sessionUri as string;
+  const chunkBytes = Math.max(
+    QUARTER_MIB,
+    Math.floor(deps.tuning.youtubeChunkBytes / QUARTER_MIB) * QUARTER_MIB,
+  );
+  let failures = 0;
+  while (progress.kind === "incomplete") {
+    run.checkClaim();
+    const first = progress.received;
+    const last = Math.min(first + chunkBytes, media.size) - 1;
+    const body = await readAll(await media.read({ first, last }));
+    try {
+      progress = await youtube.uploadChunk(session, { first, total: media.size, body });
+      failures = 0;
+    } catch (error) {
+      if (!(error instanceof PlatformError) || error.kind !== "transient" || ++failures > CHUNK_RETRIES)
+        throw error;
+      progress = await youtube.queryUpload(session, media.size);
+    }
+  }
+  if (progress.kind === "expired") {
+    await run.saveHandle({});
+    throw new PlatformError(
+      "youtube",
+      "transient",
+      "session_expired",
+      "The upload session expired; starting again.",
+    );
+  }
+  return {
+    kind: "published",
+    platformPostId: progress.videoId,
+    url: `https://www.youtube.com/watch?v=${progress.videoId}`,
+  };
+}

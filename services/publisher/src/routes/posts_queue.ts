@@ -1,0 +1,96 @@
+import { createRoute, errorResponseSpec, jsonResponse, toIso, z } from "@app/core";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import { nextFreeSlot, QUEUE_HORIZON_DAYS, type QueueSettings } from "../domain/queue-slots.ts";
+import { PublisherError } from "../errors.ts";
+import { queueSettingsOf } from "../store/accounts.ts";
+import { insertPost, lockAccountQueue, takenSlots } from "../store/posts.ts";
+import type { PublisherApp, RouteDeps } from "./deps.ts";
+import { QueuePayloadSchema } from "./post-payload.ts";
+import { preparePost } from "./prepare-post.ts";
+
+const QueueResult = z
+  .object({
+    success: z.literal(true),
+    postId: z.string(),
+    scheduledFor: z.string().openapi({ example: "2026-12-01T09:00:00.000Z" }),
+    message: z.string(),
+    platforms: z.array(z.string()),
+    connectionIds: z.array(z.string()),
+    scheduleSettings: z.object({
+      postsPerDay: z.number().int(),
+      allowedDays: z.array(z.number().int()),
+      timezone: z.string(),
+    }),
+  })
+  .openapi("QueueResult");
+
+const DAY_MS = 86_400_000;
+
+/** POST /api/v1/queue: a post in the next free slot of the account's (or the request's) schedule. */
+export function registerPostsQueue(app: PublisherApp, deps: RouteDeps): void {
+  const route = createRoute({
+    method: "post",
+    path: "/api/v1/queue",
+    operationId: "posts_queue",
+    tags: ["Posts"],
+    summary: "Queue a post in the next free slot",
+    description:
+      "Slots are local times in the schedule's time zone (postsPerDay 1 → 09:00; 2 → 09:00, 17:00; 3 → 09:00, 13:00, 18:00) on the allowed days (0 = Sunday). A slot is free when no scheduled, publishing or published post for one of the same connections sits at that instant. 90 days are searched.",
+    security: API_KEY_SECURITY,
+    middleware: [apiKeyGuard(deps, "posts:write")],
+    request: { body: { required: true, content: { "application/json": { schema: QueuePayloadSchema } } } },
+    responses: {
+      200: jsonResponse(QueueResult, "Queued"),
+      400: errorResponseSpec("Invalid payload, connection or content; NO_SLOTS when every slot is taken"),
+      ...API_KEY_RESPONSES,
+    },
+  });
+  app.openapi(route, async (c) => {
+    const { accountId } = keyHolderOf(c);
+    const body = c.req.valid("json");
+    const prepared = await preparePost(deps, accountId, body);
+    const connectionIds = prepared.targets.map((t) => t.connectionId);
+    const placed = await deps.db.transaction(async (tx) => {
+      await lockAccountQueue(tx, accountId);
+      const saved = await queueSettingsOf(tx, accountId);
+      const settings: QueueSettings = {
+        postsPerDay: body.settings?.postsPerDay ?? saved.postsPerDay,
+        allowedDays: [...new Set(body.settings?.allowedDays ?? saved.allowedDays)].sort((a, b) => a - b),
+        timeZone: body.settings?.timezone ?? saved.timeZone,
+      };
+      const now = deps.clock.now();
+      const horizonEnd = new Date(now.getTime() + (QUEUE_HORIZON_DAYS + 2) * DAY_MS);
+      const taken = await takenSlots(tx, { accountId, connectionIds, from: now, to: horizonEnd });
+      const slot = nextFreeSlot({ now, settings, taken });
+      if (!slot) return { settings };
+      const postId = await insertPost(tx, { accountId, ...prepared, scheduledFor: slot, dueAt: slot, now });
+      return { settings, slot, postId };
+    });
+    const { settings } = placed;
+    if (!placed.slot) {
+      throw new PublisherError("NO_SLOTS", `No free queue slot in the next ${QUEUE_HORIZON_DAYS} days.`, {
+        scheduleSettings: {
+          postsPerDay: settings.postsPerDay,
+          allowedDays: settings.allowedDays,
+          timezone: settings.timeZone,
+        },
+      });
+    }
+    return c.json(
+      {
+        success: true as const,
+        postId: placed.postId as string,
+        scheduledFor: toIso(placed.slot),
+        message: `Queued for ${toIso(placed.slot)}, the next free slot.`,
+        platforms: [...new Set(prepared.targets.map((t) => t.platform))],
+        connectionIds,
+        scheduleSettings: {
+          postsPerDay: settings.postsPerDay,
+          allowedDays: settings.allowedDays,
+          timezone: settings.timeZone,
+        },
+      },
+      200,
+    );
+  });
+}

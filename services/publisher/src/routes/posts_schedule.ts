@@ -1,0 +1,60 @@
+import { createRoute, errorResponseSpec, jsonResponse, toIso, z } from "@app/core";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import { insertPost } from "../store/posts.ts";
+import type { PublisherApp, RouteDeps } from "./deps.ts";
+import { SchedulePayloadSchema } from "./post-payload.ts";
+import { invalidPayload, preparePost } from "./prepare-post.ts";
+
+const ScheduleResult = z
+  .object({
+    success: z.literal(true),
+    postId: z.string(),
+    scheduledFor: z
+      .string()
+      .openapi({ example: "2026-12-01T08:00:00.000Z", description: "ISO 8601 UTC with milliseconds" }),
+    platforms: z.array(z.string()),
+    connectionIds: z.array(z.string()),
+  })
+  .openapi("ScheduleResult");
+
+/** POST /api/v1/schedule: a post published at `scheduledFor`. */
+export function registerPostsSchedule(app: PublisherApp, deps: RouteDeps): void {
+  const route = createRoute({
+    method: "post",
+    path: "/api/v1/schedule",
+    operationId: "posts_schedule",
+    tags: ["Posts"],
+    summary: "Schedule a post",
+    security: API_KEY_SECURITY,
+    middleware: [apiKeyGuard(deps, "posts:write")],
+    request: { body: { required: true, content: { "application/json": { schema: SchedulePayloadSchema } } } },
+    responses: {
+      200: jsonResponse(ScheduleResult, "Scheduled"),
+      400: errorResponseSpec("Invalid payload, time in the past, connection or content"),
+      ...API_KEY_RESPONSES,
+    },
+  });
+  app.openapi(route, async (c) => {
+    const { accountId } = keyHolderOf(c);
+    const body = c.req.valid("json");
+    const now = deps.clock.now();
+    const when = new Date(body.scheduledFor);
+    if (when.getTime() <= now.getTime()) {
+      throw invalidPayload([{ path: "scheduledFor", message: "must be in the future" }]);
+    }
+    const prepared = await preparePost(deps, accountId, body);
+    const postId = await deps.db.transaction((tx) =>
+      insertPost(tx, { accountId, ...prepared, scheduledFor: when, dueAt: when, now }),
+    );
+    return c.json(
+      {
+        success: true as const,
+        postId,
+        scheduledFor: toIso(when),
+        platforms: [...new Set(prepared.targets.map((t) => t.platform))],
+        connectionIds: prepared.targets.map((t) => t.connectionId),
+      },
+      200,
+    );
+  });
+}

@@ -1,0 +1,147 @@
+import { newId, type TextSealer } from "@app/core";
+import type { Queryable } from "@app/db";
+import type { Platform } from "../contracts/post.ts";
+
+/**
+ * What a connection holds in secret, sealed as JSON in `connections.tokens` (bound to the
+ * connection's id): OAuth tokens, or for Bluesky the session JWTs, the PDS and the app password.
+ */
+export type ConnectionSecrets = {
+  accessToken: string;
+  refreshToken?: string;
+  expiresAt?: string;
+  refreshExpiresAt?: string;
+  scope?: string;
+  /** Bluesky: the PDS, the account's DID and the app password (to sign in again). */
+  service?: string;
+  did?: string;
+  appPassword?: string;
+};
+
+export type ConnectionRow = {
+  id: string;
+  accountId: string;
+  platform: Platform;
+  accountName: string;
+  platformAccountId: string;
+  sealedTokens: string;
+  status: "active" | "needs_reconnect";
+  statusReason: string | null;
+};
+
+const COLUMNS = `id, account_id AS "accountId", platform, account_name AS "accountName",
+  platform_account_id AS "platformAccountId", tokens AS "sealedTokens", status, status_reason AS "statusReason"`;
+
+/** Seals and opens a connection's secrets, bound to its id (a row's tokens copied elsewhere do not open). */
+export function secretsCodec(sealer: TextSealer) {
+  return {
+    seal: (connectionId: string, secrets: ConnectionSecrets) =>
+      sealer.seal(JSON.stringify(secrets), `connection:${connectionId}`),
+    open: (row: Pick<ConnectionRow, "id" | "sealedTokens">): ConnectionSecrets =>
+      JSON.parse(sealer.open(row.sealedTokens, `connection:${row.id}`)) as ConnectionSecrets,
+  };
+}
+
+export async function findConnection(db: Queryable, id: string): Promise<ConnectionRow | undefined> {
+  const [row] = await db.query<ConnectionRow>(`SELECT ${COLUMNS} FROM publisher.connections WHERE id = $1`, [
+    id,
+  ]);
+  return row;
+}
+
+/** The connection, locked until the transaction ends (the per-connection refresh lock). */
+export async function lockConnection(tx: Queryable, id: string): Promise<ConnectionRow | undefined> {
+  const [row] = await tx.query<ConnectionRow>(
+    `SELECT ${COLUMNS} FROM publisher.connections WHERE id = $1 FOR UPDATE`,
+    [id],
+  );
+  return row;
+}
+
+export async function saveSealedTokens(
+  tx: Queryable,
+  id: string,
+  sealedTokens: string,
+  now: Date,
+): Promise<void> {
+  await tx.query("UPDATE publisher.connections SET tokens = $2, updated_at = $3 WHERE id = $1", [
+    id,
+    sealedTokens,
+    now,
+  ]);
+}
+
+/** Marks a connection as needing the user to connect again (its grant was revoked or expired). */
+export async function markNeedsReconnect(
+  db: Queryable,
+  id: string,
+  reason: string,
+  now: Date,
+): Promise<void> {
+  await db.query(
+    `UPDATE publisher.connections SET status = 'needs_reconnect', status_reason = $2, updated_at = $3
+     WHERE id = $1`,
+    [id, reason, now],
+  );
+}
+
+export type NewConnection = {
+  accountId: string;
+  platform: Platform;
+  accountName: string;
+  platformAccountId: string;
+  secrets: ConnectionSecrets;
+};
+
+/**
+ * Saves a connection made through a connect flow: a new row, or the existing one for the same
+ * platform account made active again with the new secrets. A refresh token the platform did not
+ * send again is kept, never replaced by an empty one. Runs in the caller's transaction.
+ */
+export async function upsertConnection(
+  tx: Queryable,
+  sealer: TextSealer,
+  input: NewConnection,
+  now: Date,
+): Promise<{ id: string; created: boolean }> {
+  const codec = secretsCodec(sealer);
+  const [existing] = await tx.query<ConnectionRow>(
+    `SELECT ${COLUMNS} FROM publisher.connections
+     WHERE account_id = $1 AND platform = $2 AND platform_account_id = $3 FOR UPDATE`,
+    [input.accountId, input.platform, input.platformAccountId],
+  );
+  if (existing) {
+    const previous = safeOpen(codec, existing);
+    const secrets = { ...input.secrets, refreshToken: input.secrets.refreshToken || previous?.refreshToken };
+    await tx.query(
+      `UPDATE publisher.connections SET tokens = $2, account_name = $3, status = 'active', status_reason = NULL,
+       updated_at = $4 WHERE id = $1`,
+      [existing.id, codec.seal(existing.id, secrets), input.accountName, now],
+    );
+    return { id: existing.id, created: false };
+  }
+  const id = newId("conn");
+  await tx.query(
+    `INSERT INTO publisher.connections (id, account_id, platform, account_name, platform_account_id, tokens,
+       created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+    [
+      id,
+      input.accountId,
+      input.platform,
+      input.accountName,
+      input.platformAccountId,
+      codec.seal(id, input.secrets),
+      now,
+    ],
+  );
+  return { id, created: true };
+}
+
+function safeOpen(codec: ReturnType<typeof secretsCodec>, row: ConnectionRow): ConnectionSecrets | undefined {
+  try {
+    return codec.open(row);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,139 @@
+import { newId } from "@app/core";
+import type { Queryable } from "@app/db";
+import type { Platform, PostContent, PostStatus, TargetOutcome } from "../contracts/post.ts";
+import type { PostCursor } from "../domain/cursor.ts";
+
+/** A post as stored, with its place in the listing order (`createdMicros`). */
+export type PostRecord = {
+  id: string;
+  status: PostStatus;
+  content: PostContent;
+  connectionIds: string[];
+  platforms: Platform[];
+  scheduledFor: Date | null;
+  createdAt: Date;
+  createdMicros: number;
+};
+
+export type NewPost = {
+  accountId: string;
+  content: PostContent;
+  targets: ReadonlyArray<{ connectionId: string; platform: Platform }>;
+  /** Shown as the post's `scheduled_for`: null for publish-now. */
+  scheduledFor: Date | null;
+  /** When the targets become due (now for publish-now). */
+  dueAt: Date;
+  now: Date;
+};
+
+const POST_COLUMNS = `id, status, content, connection_ids AS "connectionIds", platforms,
+  scheduled_for AS "scheduledFor", created_at AS "createdAt",
+  (extract(epoch FROM created_at) * 1000000)::int8 AS "createdMicros"`;
+
+/**
+ * Writes a post (status `scheduled`) and one `post_targets` row per connection, each `scheduled`
+ * with `due_at` = `next_attempt_at` = `dueAt`. Run it in the caller's transaction.
+ */
+export async function insertPost(tx: Queryable, post: NewPost): Promise<string> {
+  const id = newId("post");
+  await tx.query(
+    `INSERT INTO publisher.posts (id, account_id, status, content, connection_ids, platforms, scheduled_for, created_at, updated_at)
+     VALUES ($1, $2, 'scheduled', $3, $4, $5, $6, $7, $7)`,
+    [
+      id,
+      post.accountId,
+      JSON.stringify(post.content),
+      post.targets.map((t) => t.connectionId),
+      [...new Set(post.targets.map((t) => t.platform))],
+      post.scheduledFor,
+      post.now,
+    ],
+  );
+  for (const target of post.targets) {
+    await tx.query(
+      `INSERT INTO publisher.post_targets (id, post_id, connection_id, platform, status, due_at, next_attempt_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 'scheduled', $5, $5, $6, $6)`,
+      [newId("tgt"), id, target.connectionId, target.platform, post.dueAt, post.now],
+    );
+  }
+  return id;
+}
+
+/** Serialises queue placement per account until the transaction ends (every instance honours it). */
+export async function lockAccountQueue(tx: Queryable, accountId: string): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('publisher.queue:' || $1))", [accountId]);
+}
+
+/**
+ * The instants (epoch ms) in [from, to) at which a scheduled, publishing or published post of the
+ * account already targets one of `connectionIds`: the queue slots those connections have taken.
+ */
+export async function takenSlots(
+  tx: Queryable,
+  input: { accountId: string; connectionIds: readonly string[]; from: Date; to: Date },
+): Promise<Set<number>> {
+  const rows = await tx.query<{ at: Date }>(
+    `SELECT DISTINCT scheduled_for AS at FROM publisher.posts
+     WHERE account_id = $1 AND status IN ('scheduled', 'publishing', 'published')
+       AND connection_ids && $2::text[] AND scheduled_for >= $3 AND scheduled_for < $4`,
+    [input.accountId, input.connectionIds, input.from, input.to],
+  );
+  return new Set(rows.map((row) => row.at.getTime()));
+}
+
+/** A page of the account's posts, newest first, after `after`; `next` when more follow. */
+export async function listPosts(
+  db: Queryable,
+  input: { accountId: string; status?: PostStatus; limit: number; after?: PostCursor },
+): Promise<{ posts: PostRecord[]; next?: PostCursor }> {
+  const rows = await db.query<PostRecord>(
+    `SELECT ${POST_COLUMNS} FROM publisher.posts
+     WHERE account_id = $1 AND ($2::text IS NULL OR status = $2)
+       AND ($3::int8 IS NULL OR (created_at, id) < (timestamptz 'epoch' + $3::int8 * interval '1 microsecond', $4))
+     ORDER BY created_at DESC, id DESC LIMIT $5`,
+    [
+      input.accountId,
+      input.status ?? null,
+      input.after?.createdMicros ?? null,
+      input.after?.id ?? null,
+      input.limit + 1,
+    ],
+  );
+  const posts = rows.slice(0, input.limit);
+  const last = posts.at(-1);
+  return rows.length > input.limit && last
+    ? { posts, next: { createdMicros: last.createdMicros, id: last.id } }
+    : { posts };
+}
+
+/** One of the account's posts, or undefined. */
+export async function findPost(
+  db: Queryable,
+  accountId: string,
+  id: string,
+): Promise<PostRecord | undefined> {
+  const [post] = await db.query<PostRecord>(
+    `SELECT ${POST_COLUMNS} FROM publisher.posts WHERE account_id = $1 AND id = $2`,
+    [accountId, id],
+  );
+  return post;
+}
+
+/** Each target's outcome so far, in the order of the post's connections. */
+export async function targetOutcomes(db: Queryable, postId: string): Promise<TargetOutcome[]> {
+  return db.query<TargetOutcome>(
+    `SELECT t.connection_id AS "connectionId", t.platform, t.status, t.platform_post_id AS "platformPostId",
+            t.url, t.error, t.attempts
+     FROM publisher.post_targets t JOIN publisher.posts p ON p.id = t.post_id
+     WHERE t.post_id = $1 ORDER BY array_position(p.connection_ids, t.connection_id)`,
+    [postId],
+  );
+}
+
+/** After a cancel: the post is a draft again, with no schedule. */
+export async function returnToDraft(db: Queryable, postId: string, now: Date): Promise<void> {
+  await db.query(
+    "UPDATE publisher.posts SET status = 'draft', scheduled_for = NULL, updated_at = $2 WHERE id = $1",
+    [postId, now],
+  );
+}

@@ -1,0 +1,209 @@
+import type { Database, Queryable } from "@app/db";
+import type { Platform, PostContent, PostTarget, TargetOutcome, TargetStatus } from "../contracts/post.ts";
+import { derivePostStatus } from "../domain/post-status.ts";
+
+/** A target a worker holds (its lease), with the post's content. */
+export type ClaimedTarget = PostTarget & { content: PostContent; claimedBy: string };
+
+/** How a held target ends this turn: published, failed, or handed back to run again later. */
+export type TargetSettlement =
+  | { kind: "published"; platformPostId: string; url: string | null }
+  | { kind: "failed"; error: string }
+  | { kind: "later"; runAt: Date; countAsAttempt: boolean; error: string | null };
+
+const TARGET_COLUMNS = `t.id, t.post_id AS "postId", t.connection_id AS "connectionId", t.platform, t.status,
+  t.due_at AS "dueAt", t.attempts, t.platform_handle AS "platformHandle", t.platform_post_id AS "platformPostId",
+  t.url, t.error, t.claimed_by AS "claimedBy"`;
+
+/**
+ * Claims up to `limit` due targets for `workerId` (all due ones of `postId` when given): a
+ * conditional update of rows picked under `FOR UPDATE SKIP LOCKED`, so concurrent workers never
+ * claim the same target. A claim moves the target to `publishing` with a lease until `leaseUntil`.
+ */
+export async function claimDueTargets(
+  db: Queryable,
+  input: { workerId: string; limit: number; now: Date; leaseUntil: Date; postId?: string },
+): Promise<ClaimedTarget[]> {
+  return db.query<ClaimedTarget>(
+    `UPDATE publisher.post_targets t
+     SET status = 'publishing', claimed_by = $1, claimed_until = $2, updated_at = $3
+     FROM publisher.posts p
+     WHERE p.id = t.post_id AND t.id IN (
+       SELECT id FROM publisher.post_targets
+       WHERE status IN ('scheduled', 'publishing') AND claimed_by IS NULL AND next_attempt_at <= $3
+         AND ($5::text IS NULL OR post_id = $5)
+       ORDER BY next_attempt_at LIMIT $4
+       FOR UPDATE SKIP LOCKED)
+     RETURNING ${TARGET_COLUMNS}, p.content`,
+    [input.workerId, input.leaseUntil, input.now, input.limit, input.postId ?? null],
+  );
+}
+
+/** Extends the leases `workerId` still holds; returns the ids it still holds. */
+export async function extendLeases(
+  db: Queryable,
+  workerId: string,
+  ids: readonly string[],
+  leaseUntil: Date,
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.query<{ id: string }>(
+    `UPDATE publisher.post_targets SET claimed_until = $3
+     WHERE id = ANY($2::text[]) AND claimed_by = $1 AND status = 'publishing' RETURNING id`,
+    [workerId, ids, leaseUntil],
+  );
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Saves the platform's handle while `workerId` holds the target. False when the claim was lost:
+ * the caller must then stop before any irreversible step.
+ */
+export async function saveHandle(
+  db: Queryable,
+  input: { id: string; workerId: string; handle: Record<string, unknown>; now: Date },
+): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE publisher.post_targets SET platform_handle = $3::jsonb, updated_at = $4
+     WHERE id = $1 AND claimed_by = $2 AND status = 'publishing' RETURNING id`,
+    [input.id, input.workerId, JSON.stringify(input.handle), input.now],
+  );
+  return rows.length === 1;
+}
+
+/**
+ * Ends `workerId`'s turn on a target and re-derives its post's status, in one transaction that
+ * locks the post first. False when the claim had been lost (nothing is written then).
+ */
+export async function settleTarget(
+  db: Database,
+  input: {
+    target: Pick<ClaimedTarget, "id" | "postId">;
+    workerId: string;
+    settlement: TargetSettlement;
+    now: Date;
+  },
+): Promise<boolean> {
+  const { target, workerId, settlement, now } = input;
+  return db.transaction(async (tx) => {
+    await lockPost(tx, target.postId);
+    const base = [target.id, workerId, now];
+    let rows: unknown[];
+    if (settlement.kind === "published") {
+      rows = await tx.query(
+        `UPDATE publisher.post_targets SET status = 'published', platform_post_id = $4, url = $5, error = NULL,
+           claimed_by = NULL, claimed_until = NULL, updated_at = $3
+         WHERE id = $1 AND claimed_by = $2 AND status = 'publishing' RETURNING id`,
+        [...base, settlement.platformPostId, settlement.url],
+      );
+    } else if (settlement.kind === "failed") {
+      rows = await tx.query(
+        `UPDATE publisher.post_targets SET status = 'failed', error = $4, claimed_by = NULL, claimed_until = NULL,
+           updated_at = $3
+         WHERE id = $1 AND claimed_by = $2 AND status = 'publishing' RETURNING id`,
+        [...base, settlement.error],
+      );
+    } else {
+      rows = await tx.query(
+        `UPDATE publisher.post_targets SET next_attempt_at = $4, attempts = attempts + $5, error = $6,
+           claimed_by = NULL, claimed_until = NULL, updated_at = $3
+         WHERE id = $1 AND claimed_by = $2 AND status = 'publishing' RETURNING id`,
+        [...base, settlement.runAt, settlement.countAsAttempt ? 1 : 0, settlement.error],
+      );
+    }
+    if (rows.length === 0) return false;
+    await rederivePostStatus(tx, target.postId, now);
+    return true;
+  });
+}
+
+async function lockPost(tx: Queryable, postId: string): Promise<void> {
+  await tx.query("SELECT id FROM publisher.posts WHERE id = $1 FOR UPDATE", [postId]);
+}
+
+/** Re-derives a post's stored status from its targets'. The caller holds the post's row lock. */
+export async function rederivePostStatus(tx: Queryable, postId: string, now: Date): Promise<void> {
+  const targets = await tx.query<{ status: TargetStatus }>(
+    "SELECT status FROM publisher.post_targets WHERE post_id = $1",
+    [postId],
+  );
+  const status = derivePostStatus(targets.map((target) => target.status));
+  await tx.query(
+    `UPDATE publisher.posts SET status = $2, updated_at = $3,
+       scheduled_for = CASE WHEN $2 = 'draft' THEN NULL ELSE scheduled_for END
+     WHERE id = $1 AND status IS DISTINCT FROM $2`,
+    [postId, status, now],
+  );
+}
+
+/** Locks the post and re-derives its status (after claims, which do not lock posts). */
+export async function refreshPostStatus(db: Database, postId: string, now: Date): Promise<void> {
+  await db.transaction(async (tx) => {
+    await lockPost(tx, postId);
+    await rederivePostStatus(tx, postId, now);
+  });
+}
+
+/**
+ * Hands back claims whose lease ran out (a worker died or stalled): they become due now for any
+ * worker. Returns the targets released.
+ */
+export async function releaseExpiredClaims(
+  db: Queryable,
+  now: Date,
+): Promise<{ id: string; claimedBy: string }[]> {
+  return db.query<{ id: string; claimedBy: string }>(
+    `UPDATE publisher.post_targets t SET claimed_by = NULL, claimed_until = NULL, next_attempt_at = $1, updated_at = $1
+     FROM (SELECT id, claimed_by FROM publisher.post_targets
+           WHERE claimed_by IS NOT NULL AND claimed_until < $1 AND status = 'publishing'
+           FOR UPDATE SKIP LOCKED) expired
+     WHERE t.id = expired.id
+     RETURNING t.id, expired.claimed_by AS "claimedBy"`,
+    [now],
+  );
+}
+
+/**
+ * Cancels a scheduled post: in one transaction (post locked first), every target must still be
+ * `scheduled` and unclaimed; they become `canceled` and the post `draft` with no schedule. A
+ * worker's claim and this update are both conditional, so exactly one of them wins.
+ */
+export async function cancelScheduledPost(db: Database, postId: string, now: Date): Promise<boolean> {
+  return db
+    .transaction(async (tx) => {
+      const [post] = await tx.query<{ status: string }>(
+        "SELECT status FROM publisher.posts WHERE id = $1 FOR UPDATE",
+        [postId],
+      );
+      if (post?.status !== "scheduled") return false;
+      const canceled = await tx.query(
+        `UPDATE publisher.post_targets SET status = 'canceled', updated_at = $2
+       WHERE post_id = $1 AND status = 'scheduled' AND claimed_by IS NULL RETURNING id`,
+        [postId, now],
+      );
+      const [{ total } = { total: 0 }] = await tx.query<{ total: number }>(
+        "SELECT count(*)::int AS total FROM publisher.post_targets WHERE post_id = $1",
+        [postId],
+      );
+      if (canceled.length !== total) throw new CancelRace();
+      await rederivePostStatus(tx, postId, now);
+      return true;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof CancelRace) return false;
+      throw error;
+    });
+}
+
+/** Thrown inside the cancel transaction to roll it back when a worker already started a target. */
+class CancelRace extends Error {}
+
+/** Each target's outcome, for publish-now and `GET /api/v1/posts/{id}`. */
+export async function targetOutcomes(db: Queryable, postId: string): Promise<TargetOutcome[]> {
+  return db.query<TargetOutcome & { platform: Platform }>(
+    `SELECT connection_id AS "connectionId", platform, status, platform_post_id AS "platformPostId", url, error,
+       attempts
+     FROM publisher.post_targets WHERE post_id = $1 ORDER BY created_at, id`,
+    [postId],
+  );
+}

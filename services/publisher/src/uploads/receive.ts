@@ -1,0 +1,170 @@
+import { PassThrough, Transform, type Writable } from "node:stream";
+import { type ApiError, requestHeader, streamRequestBody } from "@app/core";
+import busboy from "busboy";
+import type { Context } from "hono";
+import type { MediaStorage } from "../contracts/storage.ts";
+import { describeUpload } from "../domain/media-types.ts";
+import { PublisherError } from "../errors.ts";
+import { IncompleteBodyError } from "../storage/errors.ts";
+import { MAX_UPLOAD_BYTES } from "./limits.ts";
+
+/** A stored upload: where it is and what it holds. */
+export type ReceivedUpload = { path: string; contentType: string; sizeBytes: number };
+
+/** Names a new object from its extension (`med_3kTq….mp4`). */
+export type PathMaker = (extension: string) => string;
+
+const closing = (error: ApiError) => error.withHeaders({ Connection: "close" });
+
+/**
+ * The body's declared `Content-Length`, checked from the header alone before any byte is read:
+ * missing 411, not a number 400, over 512 MiB 413, each closing the connection.
+ */
+export function declaredLength(c: Context): number {
+  const declared = requestHeader(c, "content-length");
+  if (declared === undefined) {
+    throw closing(
+      new PublisherError("LENGTH_REQUIRED", "A Content-Length header is required for an upload."),
+    );
+  }
+  if (!/^\d{1,16}$/.test(declared)) {
+    throw closing(new PublisherError("BAD_REQUEST", "The Content-Length header is not a number."));
+  }
+  const length = Number(declared);
+  if (length > MAX_UPLOAD_BYTES) {
+    throw closing(
+      new PublisherError("PAYLOAD_TOO_LARGE", `An upload has at most ${MAX_UPLOAD_BYTES} bytes.`, {
+        limitBytes: MAX_UPLOAD_BYTES,
+      }),
+    );
+  }
+  return length;
+}
+
+function unknownMedia(where: string): PublisherError {
+  return new PublisherError("VALIDATION_FAILED", "The upload is not a video or an image.", {
+    issues: [
+      {
+        path: where,
+        message: "must name a video or image file (e.g. clip.mp4, photo.jpg) or carry its type",
+      },
+    ],
+  });
+}
+
+/** Storage and stream failures as the caller should see them; anything else unchanged. */
+export function asUploadError(error: unknown): unknown {
+  if (error instanceof IncompleteBodyError) {
+    return new PublisherError(
+      "INCOMPLETE_UPLOAD",
+      "The body did not match its Content-Length; nothing was stored.",
+      {
+        receivedBytes: error.receivedBytes,
+        expectedBytes: error.expectedBytes,
+      },
+    );
+  }
+  return error;
+}
+
+/** Streams the body into `sink` while `storing` consumes it; both must succeed. */
+async function streamInto(
+  c: Context,
+  sink: Writable,
+  length: number,
+  storing: Promise<unknown>,
+): Promise<void> {
+  const results = await Promise.allSettled([streamRequestBody(c, sink, { maxBytes: length }), storing]);
+  const failure = results.find((result) => result.status === "rejected");
+  if (failure) throw asUploadError((failure as PromiseRejectedResult).reason);
+}
+
+/** A raw body named by `x-filename` (its type from `Content-Type` or the name), streamed to storage. */
+export async function receiveRaw(
+  c: Context,
+  storage: MediaStorage,
+  makePath: PathMaker,
+  length: number,
+): Promise<ReceivedUpload> {
+  const described = describeUpload(requestHeader(c, "x-filename"), requestHeader(c, "content-type"));
+  if (!described) throw unknownMedia("x-filename");
+  const path = makePath(described.extension);
+  const body = new PassThrough();
+  await streamInto(
+    c,
+    body,
+    length,
+    storage.write(path, body, { contentType: described.contentType, expectedBytes: length }),
+  );
+  return { path, contentType: described.contentType, sizeBytes: length };
+}
+
+/** The multipart field `file`, streamed to storage as it arrives (other fields are ignored). */
+export async function receiveMultipart(
+  c: Context,
+  storage: MediaStorage,
+  makePath: PathMaker,
+  length: number,
+): Promise<ReceivedUpload> {
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { "content-type": requestHeader(c, "content-type") ?? "" },
+      limits: { files: 1, fileSize: MAX_UPLOAD_BYTES, fields: 50, fieldSize: 64 * 1024 },
+    });
+  } catch {
+    throw new PublisherError("BAD_REQUEST", "The multipart Content-Type needs a boundary.");
+  }
+  let received: ReceivedUpload | undefined;
+  let refusal: unknown;
+  let storing: Promise<void> = Promise.resolve();
+  parser.on("file", (field, file, info) => {
+    const described =
+      field === "file" && !received ? describeUpload(info.filename, info.mimeType) : undefined;
+    if (!described) {
+      if (field === "file" && !received) refusal = unknownMedia("file");
+      file.resume();
+      return;
+    }
+    const upload: ReceivedUpload = {
+      path: makePath(described.extension),
+      contentType: described.contentType,
+      sizeBytes: 0,
+    };
+    received = upload;
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        upload.sizeBytes += chunk.length;
+        done(null, chunk);
+      },
+    });
+    // The store attaches to `counted` only after its own setup: until then a failure must not go unheard.
+    counted.on("error", () => undefined);
+    file.on("error", (error) => counted.destroy(error));
+    storing = storage.write(upload.path, file.pipe(counted), { contentType: described.contentType });
+    storing.catch(() => undefined);
+  });
+  let malformed: Error | undefined;
+  parser.on("error", (error: Error) => {
+    malformed = error;
+  });
+  try {
+    await streamInto(
+      c,
+      parser,
+      length,
+      new Promise<void>((resolve) => parser.on("close", resolve)).then(() => storing),
+    );
+  } catch (error) {
+    if (!malformed) throw error;
+    throw new PublisherError(
+      "INCOMPLETE_UPLOAD",
+      `The multipart body is not complete: ${malformed.message}.`,
+    );
+  }
+  if (refusal) throw refusal;
+  if (!received) {
+    throw new PublisherError("INCOMPLETE_UPLOAD", "The multipart body has no file in the field `file`.");
+  }
+  return received;
+}

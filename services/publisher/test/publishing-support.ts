@@ -1,0 +1,252 @@
+import { createHash } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import { createTextSealer, newId, type RunningServer, serveApp } from "@app/core";
+import type { Database } from "@app/db";
+import { createSandbox, defaultSandboxSettings, type SandboxSettings } from "@app/sandbox";
+import { silentLogger } from "@app/testkit";
+import type { PostContent } from "../src/contracts/post.ts";
+import type { MediaStorage } from "../src/contracts/storage.ts";
+import { type PublisherDemo, sandboxAdapters, seedDemoPublisher } from "../src/demo.ts";
+import type { Adapters } from "../src/platforms/index.ts";
+import { createPublishing, type PublishingDeps, type PublishingService } from "../src/publishing/index.ts";
+
+export const TEST_SECRET = "publisher-test-token-secret-0123456789abcdef";
+export const testSealer = () => createTextSealer(TEST_SECRET, "publisher.connections");
+
+/** The sandbox keeps no state in its database (readiness only pings it, which tests do not call). */
+const noDatabase = { query: async () => [] } as unknown as Database;
+
+export type Sandbox = { url: string; close(): Promise<void> };
+
+/** The platform sandbox served on a loopback port, as the publisher's adapters reach it. */
+export async function startSandbox(adjust: (settings: SandboxSettings) => void = () => {}): Promise<Sandbox> {
+  const settings = defaultSandboxSettings();
+  settings.tiktok.processingPolls = 1;
+  adjust(settings);
+  const { app } = createSandbox({ db: noDatabase, logger: silentLogger(), settings });
+  const server: RunningServer = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
+  return { url: server.url, close: () => server.close() };
+}
+
+/** Deterministic bytes with a real file signature (so the type sniffs), and their SHA-256. */
+export function mediaFile(
+  kind: "mp4" | "jpeg" | "png",
+  size: number,
+  seed = 1,
+): { bytes: Buffer; sha256: string } {
+  const bytes = Buffer.alloc(size);
+  for (let index = 0; index < size; index += 1) bytes[index] = (index * 31 + seed) & 255;
+  const head =
+    kind === "mp4"
+      ? Buffer.from([0, 0, 0, 0x18, ...Buffer.from("ftypmp42")])
+      : kind === "jpeg"
+        ? Buffer.from([0xff, 0xd8, 0xff, 0xe0])
+        : Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  head.copy(bytes, 0);
+  return { bytes, sha256: createHash("sha256").update(bytes).digest("hex") };
+}
+
+/** Own storage in memory, served over loopback at `/media/<path>` (platforms pull from it). */
+export type MemoryStorage = MediaStorage & {
+  url: string;
+  put(path: string, bytes: Buffer, contentType: string): string;
+  close(): Promise<void>;
+};
+
+export async function startMemoryStorage(): Promise<MemoryStorage> {
+  const objects = new Map<string, { bytes: Buffer; contentType: string }>();
+  const server: Server = createServer((req, res) => {
+    const object = objects.get(decodeURIComponent((req.url ?? "").replace(/^\/media\//, "")));
+    if (!object) return void res.writeHead(404).end();
+    res
+      .writeHead(200, { "content-type": object.contentType, "content-length": object.bytes.length })
+      .end(object.bytes);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const prefix = `${url}/media/`;
+  return {
+    url,
+    put(path, bytes, contentType) {
+      objects.set(path, { bytes, contentType });
+      return `${prefix}${path}`;
+    },
+    async write(path, body, options) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of body) chunks.push(chunk as Buffer);
+      const bytes = Buffer.concat(chunks);
+      if (bytes.length !== options.expectedBytes) throw new Error("size mismatch");
+      objects.set(path, { bytes, contentType: options.contentType });
+    },
+    async read(path, range) {
+      const object = objects.get(path);
+      if (!object) throw new Error(`no object ${path}`);
+      const bytes = range ? object.bytes.subarray(range.start, range.end + 1) : object.bytes;
+      return { stream: Readable.from([bytes]), size: object.bytes.length, contentType: object.contentType };
+    },
+    exists: async (path) => objects.has(path),
+    publicUrl: (path) => `${prefix}${path}`,
+    pathOf: (candidate) => (candidate.startsWith(prefix) ? candidate.slice(prefix.length) : undefined),
+    presignPut: async () => {
+      throw new Error("not used");
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The demo account and its three connections, through the sandbox's real OAuth flows. */
+export function seedDemo(db: Database, sandboxUrl: string): Promise<PublisherDemo> {
+  return seedDemoPublisher(db, { sandboxUrl, publicUrl: "http://127.0.0.1:3002", sealer: testSealer() });
+}
+
+/** A normalised post payload with the API's defaults. */
+export function content(
+  overrides: Partial<Omit<PostContent, "tiktok">> & { tiktok?: Partial<PostContent["tiktok"]> } = {},
+): PostContent {
+  return {
+    caption: overrides.caption ?? "Hello from the publisher tests",
+    mediaItems: overrides.mediaItems ?? [],
+    youtube: overrides.youtube ?? { privacy: "private" },
+    tiktok: {
+      postMode: "DIRECT_POST",
+      privacy: "PUBLIC_TO_EVERYONE",
+      commercialType: 0,
+      disableComment: false,
+      disableDuet: false,
+      disableStitch: false,
+      ...overrides.tiktok,
+    },
+  };
+}
+
+/** A post and one target per connection, as the API writes them (status scheduled, due at `dueAt`). */
+export async function insertPost(
+  db: Database,
+  input: {
+    accountId: string;
+    connections: { id: string; platform: string }[];
+    content: PostContent;
+    dueAt?: Date;
+  },
+): Promise<string> {
+  const postId = newId("post");
+  const dueAt = input.dueAt ?? new Date();
+  await db.transaction(async (tx) => {
+    await tx.query(
+      `INSERT INTO publisher.posts (id, account_id, status, content, connection_ids, platforms, scheduled_for)
+       VALUES ($1, $2, 'scheduled', $3::jsonb, $4, $5, $6)`,
+      [
+        postId,
+        input.accountId,
+        JSON.stringify(input.content),
+        input.connections.map((c) => c.id),
+        [...new Set(input.connections.map((c) => c.platform))],
+        dueAt,
+      ],
+    );
+    for (const connection of input.connections) {
+      await tx.query(
+        `INSERT INTO publisher.post_targets (id, post_id, connection_id, platform, status, due_at, next_attempt_at)
+         VALUES ($1, $2, $3, $4, 'scheduled', $5, $5)`,
+        [newId("tgt"), postId, connection.id, connection.platform, dueAt],
+      );
+    }
+  });
+  return postId;
+}
+
+export type TargetRow = {
+  id: string;
+  platform: string;
+  status: string;
+  error: string | null;
+  platformPostId: string | null;
+  platformHandle: Record<string, unknown> | null;
+  attempts: number;
+  claimedBy: string | null;
+  nextAttemptAt: Date;
+};
+
+export async function targetsOf(db: Database, postId: string): Promise<TargetRow[]> {
+  return db.query<TargetRow>(
+    `SELECT id, platform, status, error, platform_post_id AS "platformPostId", platform_handle AS "platformHandle",
+       attempts, claimed_by AS "claimedBy", next_attempt_at AS "nextAttemptAt"
+     FROM publisher.post_targets WHERE post_id = $1 ORDER BY platform`,
+    [postId],
+  );
+}
+
+export async function postStatus(db: Database, postId: string): Promise<string | undefined> {
+  const [row] = await db.query<{ status: string }>("SELECT status FROM publisher.posts WHERE id = $1", [
+    postId,
+  ]);
+  return row?.status;
+}
+
+/** Polls `check` until it returns a value (not undefined/false) or the deadline passes. */
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false>,
+  what: string,
+  deadlineMs = 20_000,
+): Promise<T> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > until) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Publishing wired to the sandbox, with fast retries and polls for tests. */
+export function testPublishing(
+  deps: {
+    db: Database;
+    sandboxUrl: string;
+    storage: MediaStorage;
+    adapters?: Adapters;
+  } & Partial<PublishingDeps>,
+): PublishingService {
+  return createPublishing({
+    logger: silentLogger(),
+    sealer: testSealer(),
+    adapters: deps.adapters ?? sandboxAdapters(deps.sandboxUrl),
+    retry: { baseDelayMs: 50, maxDelayMs: 200, maxAttempts: 5 },
+    tuning: { statusPollMs: 50, youtubeChunkBytes: 256 * 1024, tiktokChunkBytes: 5 * 1024 * 1024 },
+    ...deps,
+  });
+}
+
+/** Reads one of the sandbox's inspection or control endpoints. */
+export async function sandboxGet<T>(sandboxUrl: string, path: string): Promise<T> {
+  const res = await fetch(`${sandboxUrl}${path}`);
+  if (!res.ok) throw new Error(`${path}: ${res.status}`);
+  return (await res.json()) as T;
+}
+
+export async function sandboxPost(
+  sandboxUrl: string,
+  path: string,
+  body: unknown,
+  method = "POST",
+): Promise<void> {
+  const res = await fetch(`${sandboxUrl}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+}
+
+export type LoggedRequest = { operation: string; status: number | null; at: string; fault: unknown };
+
+/** The sandbox's request log for one operation. */
+export async function requestsOf(sandboxUrl: string, operation: string): Promise<LoggedRequest[]> {
+  const body = await sandboxGet<{ requests: LoggedRequest[] }>(
+    sandboxUrl,
+    `/_sandbox/requests?operation=${operation}`,
+  );
+  return body.requests;
+}

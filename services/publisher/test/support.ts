@@ -1,0 +1,120 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Clock, newId, type ServiceApp } from "@app/core";
+import type { Database } from "@app/db";
+import { silentLogger } from "@app/testkit";
+import { createApp, type PublisherDeps } from "../src/app.ts";
+import type { Platform } from "../src/contracts/post.ts";
+import type { Scope } from "../src/domain/scopes.ts";
+import { createFakePublishing, type FakeOutcome, type FakePublishing } from "../src/publishing.fake.ts";
+import { LocalDiskStorage } from "../src/storage/local-disk.ts";
+import { createAccount, createApiKey } from "../src/store/accounts.ts";
+
+/** The base URL `app.request` answers at, and so the storage's public base in tests. */
+export const TEST_BASE = "http://localhost";
+
+export const TEST_CREDENTIALS = {
+  accessKeyId: "test-access-key",
+  secretAccessKey: "test-secret-key-0123456789",
+  region: "us-east-1",
+};
+
+/** A clock that shows what the test sets. */
+export type FakeClock = Clock & { set(iso: string): void; advance(ms: number): void };
+
+export function fakeClock(iso: string): FakeClock {
+  let current = new Date(iso);
+  return {
+    now: () => new Date(current),
+    set(next) {
+      current = new Date(next);
+    },
+    advance(ms) {
+      current = new Date(current.getTime() + ms);
+    },
+  };
+}
+
+/** Local-disk storage in a fresh temp folder, public at {@link TEST_BASE}. */
+export function testStorage(): LocalDiskStorage {
+  return new LocalDiskStorage({
+    dir: mkdtempSync(join(tmpdir(), "publisher-test-")),
+    publicBaseUrl: () => TEST_BASE,
+    credentials: TEST_CREDENTIALS,
+  });
+}
+
+export type TestApp = {
+  app: ServiceApp;
+  storage: LocalDiskStorage;
+  publishing: FakePublishing;
+  clock: FakeClock;
+};
+
+/** A publisher app on a test database with a fake clock, temp storage and fake publishing. */
+export function publisherApp(
+  db: Database,
+  options: {
+    now?: string;
+    decide?: (target: { connectionId: string; platform: string }) => FakeOutcome;
+  } & Partial<Omit<PublisherDeps, "db" | "clock">> = {},
+): TestApp {
+  const clock = fakeClock(options.now ?? "2026-06-15T06:00:00Z");
+  const storage = testStorage();
+  const publishing = createFakePublishing(db, options.decide);
+  const app = createApp({ logger: silentLogger(), storage, publishing, ...options, db, clock });
+  return { app, storage, publishing, clock };
+}
+
+export type SeededAccount = { accountId: string; key: string; keyId: string };
+
+/** An account with one key (all scopes unless told), straight in the store. */
+export async function seedAccount(
+  db: Database,
+  options: { scopes?: Scope[]; timeZone?: string } = {},
+): Promise<SeededAccount> {
+  const account = await createAccount(db, { name: "Test account", timeZone: options.timeZone });
+  const issued = await createApiKey(db, { accountId: account.id, scopes: options.scopes, label: "test" });
+  return { accountId: account.id, key: issued.key, keyId: issued.id };
+}
+
+/** A connection of the account, written straight into the table (tokens are publishing's concern). */
+export async function seedConnection(
+  db: Database,
+  accountId: string,
+  platform: Platform,
+  status: "active" | "needs_reconnect" = "active",
+): Promise<string> {
+  const id = newId("conn");
+  await db.query(
+    `INSERT INTO publisher.connections (id, account_id, platform, account_name, platform_account_id, tokens, status)
+     VALUES ($1, $2, $3, $4, $5, 'sealed-elsewhere', $6)`,
+    [id, accountId, platform, `${platform} account`, newId("ext"), status],
+  );
+  return id;
+}
+
+/** A request with an API key (none when `key` is undefined) and a JSON body when given. */
+export function call(
+  app: ServiceApp,
+  method: string,
+  path: string,
+  key: string | undefined,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const all: Record<string, string> = { ...headers };
+  if (key !== undefined) all["x-api-key"] = key;
+  if (body !== undefined) all["content-type"] ??= "application/json";
+  return Promise.resolve(
+    app.request(path, {
+      method,
+      headers: all,
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    }),
+  );
+}
+
+export const VIDEO = "https://cdn.example.com/clip.mp4";
+export const IMAGE = (n: number) => `https://cdn.example.com/photo-${n}.jpg`;
