@@ -261,11 +261,12 @@ function printTimeSplit(
       `${ownWork}. Of the facilitator's time, ${((facilitatorCpu / facilitatorMs) * 100).toFixed(0)}% ` +
       `is its own JS CPU (secp256k1 recovery and signing, ABI/RLP encoding) and ` +
       `${(((facilitatorMs - facilitatorCpu) / facilitatorMs) * 100).toFixed(0)}% waiting on anvil. ` +
-      `In the service that CPU runs on the server's one event loop (the server spends ` +
-      `${server8 === undefined ? "?" : ((server8 / paid[8].result.rps) * 1000).toFixed(1)} ms of CPU per paid call): ` +
-      `at concurrency 8 the server process was ${pct(server8)} of a core busy and anvil ${pct(anvil8)}, so paid throughput grew only ` +
-      `${(paid[8].result.rps / paid[1].result.rps).toFixed(1)}× (to ${paid[8].result.rps.toFixed(0)}/s, ` +
-      `p50 ${paid[8].result.p50.toFixed(1)} ms): ${serverBound ? "the server's CPU, not the chain, is the limit" : "the server's CPU is not saturated"}. ` +
+      `In the service that CPU runs on the facilitator's own thread (startFacilitatorThread), inside the server ` +
+      `process (it spends ${server8 === undefined ? "?" : ((server8 / paid[8].result.rps) * 1000).toFixed(1)} ms ` +
+      `of CPU per paid call, both threads): at concurrency 8 the server process was ${pct(server8)} of a core busy and ` +
+      `anvil ${pct(anvil8)}, so paid throughput grew ${(paid[8].result.rps / paid[1].result.rps).toFixed(1)}× ` +
+      `(to ${paid[8].result.rps.toFixed(0)}/s, p50 ${paid[8].result.p50.toFixed(1)} ms): ` +
+      `${serverBound ? "the server's CPU, not the chain, is the limit" : "the server's CPU is not saturated: what else runs on this machine shares its two cores"}. ` +
       `Unpaid 402s (${unpaidRps.toFixed(0)}/s) and SIWX reads (${siwxRps.toFixed(0)}/s, ` +
       `${recoveryMs.toFixed(2)} ms of native signature recovery each) touch no chain and are server-CPU bound too.\n`,
   );
