@@ -107,7 +107,8 @@ describe("several worker processes on one PostgreSQL", () => {
       child.kill("SIGTERM");
     });
 
-  it("two workers publish twenty due posts, each exactly once", async () => {
+  // Worker processes start with tsx and wait out leases: minutes under load, not the default 30 s.
+  it("two workers publish twenty due posts, each exactly once", { timeout: 180_000 }, async () => {
     const posts: string[] = [];
     for (let index = 0; index < 20; index += 1) {
       posts.push(
@@ -125,7 +126,7 @@ describe("several worker processes on one PostgreSQL", () => {
         async () =>
           (await Promise.all(posts.map((postId) => postStatus(db, postId)))).every((s) => s === "published"),
         `all posts to publish (worker output: ${workers.map((w) => w.output.join("")).join(" | ")})`,
-        60_000,
+        120_000,
       );
     } finally {
       await Promise.all(workers.map(stop));
@@ -145,7 +146,9 @@ describe("several worker processes on one PostgreSQL", () => {
     expect(texts).toHaveLength(20);
   });
 
-  it("a worker killed mid-upload after saving the session is taken over and the video is made once", async () => {
+  it("a worker killed mid-upload after saving the session is taken over and the video is made once", {
+    timeout: 180_000,
+  }, async () => {
     const video = mediaFile("mp4", 256 * 1024 * 3 + 17, 21);
     const storage = new LocalDiskStorage({
       dir: join(dataDir, "media"),
@@ -181,6 +184,7 @@ describe("several worker processes on one PostgreSQL", () => {
           : undefined;
       },
       `the session to be saved (${doomed.output.join("")})`,
+      90_000,
     );
     const sessionUri = held?.platformHandle?.sessionUri;
     doomed.kill("SIGKILL");
@@ -189,7 +193,7 @@ describe("several worker processes on one PostgreSQL", () => {
       await waitFor(
         async () => (await postStatus(db, postId)) === "published",
         `the survivor to publish (${survivor.output.join("")})`,
-        60_000,
+        90_000,
       );
     } finally {
       await stop(survivor);
