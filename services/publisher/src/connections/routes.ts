@@ -1,5 +1,6 @@
 import { createRoute, errorResponseSpec, jsonResponse, type ServiceApp, systemClock, z } from "@app/core";
 import type { Context } from "hono";
+import { textField } from "../routes/text-field.ts";
 import {
   type ConnectFlowDeps,
   callbackPath,
@@ -60,10 +61,10 @@ export function registerConnectionRoutes(app: ServiceApp, routeDeps: ConnectionR
       summary: `Where ${platform === "youtube" ? "Google" : "TikTok"} sends the user back after consent`,
       request: {
         query: z.object({
-          state: z.string().optional(),
-          code: z.string().optional(),
-          error: z.string().optional(),
-          error_description: z.string().optional(),
+          state: textField().optional(),
+          code: textField().optional(),
+          error: textField().optional(),
+          error_description: textField().optional(),
         }),
       },
       responses: {
@@ -94,7 +95,10 @@ export function registerConnectionRoutes(app: ServiceApp, routeDeps: ConnectionR
         required: true,
         content: {
           "application/json": {
-            schema: z.object({ handle: z.string().min(3).max(253), appPassword: z.string().min(1).max(100) }),
+            schema: z.object({
+              handle: textField().min(3).max(253),
+              appPassword: textField().min(1).max(100),
+            }),
           },
         },
       },

@@ -1,3 +1,5 @@
+import { isStorableText } from "./text.ts";
+
 /** Where a page of posts ends: the last post's creation time (epoch microseconds) and id. */
 export type PostCursor = { createdMicros: number; id: string };
 
@@ -14,7 +16,7 @@ export function decodeCursor(cursor: string): PostCursor | undefined {
     if (!Array.isArray(value) || value.length !== 2) return undefined;
     const [createdMicros, id] = value;
     if (!Number.isSafeInteger(createdMicros) || createdMicros < 0) return undefined;
-    if (typeof id !== "string" || id.length === 0 || id.length > 128) return undefined;
+    if (typeof id !== "string" || id.length === 0 || id.length > 128 || !isStorableText(id)) return undefined;
     return { createdMicros, id };
   } catch {
     return undefined;

@@ -35,15 +35,33 @@ export function mediaTypeOfUrl(url: string): MediaItem["mediaType"] | undefined 
   return extension === undefined ? undefined : EXTENSIONS[extension]?.mediaType;
 }
 
-/** Whether a content type is one the service stores: `video/*` or `image/*`. */
-export function isMediaContentType(contentType: string): boolean {
-  return /^(video|image)\/[a-z0-9][a-z0-9.+-]{0,126}$/i.test(contentType);
+/**
+ * The content types an upload may have, each with its storage extension: the ones publishing can
+ * publish (what `sniffMediaType` recognises). Anything else, SVG or HTML above all, is refused,
+ * so nothing active is ever served from this service's origin.
+ */
+export const UPLOAD_CONTENT_TYPES: Readonly<Record<string, string>> = {
+  "image/jpeg": "jpg",
+  "image/png": "png",
+  "image/gif": "gif",
+  "image/webp": "webp",
+  "video/mp4": "mp4",
+  "video/quicktime": "mov",
+  "video/webm": "webm",
+};
+
+/** Whether an upload may have this content type (parameters such as `; codecs=…` ignored). */
+export function isUploadContentType(contentType: string): boolean {
+  return Object.hasOwn(UPLOAD_CONTENT_TYPES, baseType(contentType));
 }
+
+const baseType = (contentType: string) => contentType.split(";")[0]?.trim().toLowerCase() ?? "";
 
 /**
  * The content type and storage extension of an upload: the declared content type when it is
- * media, else the one the file name's extension implies; the extension from the file name when
- * known, else from the content type. Undefined when neither says it is a video or an image.
+ * `video/*` or `image/*`, else the one the file name's extension implies; the extension from the
+ * file name when it names the same type, else the type's own. Undefined unless the type is one of
+ * {@link UPLOAD_CONTENT_TYPES} (a declared `image/svg+xml` is refused, whatever the name says).
  */
 export function describeUpload(
   filename: string | undefined,
@@ -51,10 +69,9 @@ export function describeUpload(
 ): { contentType: string; extension: string } | undefined {
   const fromName = filename === undefined ? undefined : extensionOf(filename);
   const known = fromName === undefined ? undefined : EXTENSIONS[fromName];
-  const declared = declaredType?.split(";")[0]?.trim().toLowerCase();
-  const contentType = declared && isMediaContentType(declared) ? declared : known?.contentType;
-  if (contentType === undefined) return undefined;
-  if (known) return { contentType, extension: fromName as string };
-  const byType = Object.entries(EXTENSIONS).find(([, entry]) => entry.contentType === contentType);
-  return { contentType, extension: byType?.[0] ?? (contentType.startsWith("video/") ? "bin" : "img") };
+  const declared = declaredType === undefined ? undefined : baseType(declaredType);
+  const contentType = declared && /^(video|image)\//.test(declared) ? declared : known?.contentType;
+  if (contentType === undefined || !isUploadContentType(contentType)) return undefined;
+  if (known?.contentType === contentType) return { contentType, extension: fromName as string };
+  return { contentType, extension: UPLOAD_CONTENT_TYPES[contentType] as string };
 }

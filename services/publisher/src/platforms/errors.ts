@@ -17,13 +17,18 @@ export class PlatformError extends Error {
   readonly reason: string;
   readonly status: number | null;
   readonly retryAfterMs: number | null;
+  /**
+   * The platform answered and refused: its own error body, or a 4xx/429. Such a request did
+   * nothing, unlike one whose answer was lost (timeout, reset, a bare 5xx).
+   */
+  readonly refused: boolean;
 
   constructor(
     platform: Platform,
     kind: FailureKind,
     reason: string,
     message: string,
-    options: { status?: number | null; retryAfterMs?: number | null } = {},
+    options: { status?: number | null; retryAfterMs?: number | null; refused?: boolean } = {},
   ) {
     super(message);
     this.name = "PlatformError";
@@ -32,6 +37,7 @@ export class PlatformError extends Error {
     this.reason = reason;
     this.status = options.status ?? null;
     this.retryAfterMs = options.retryAfterMs ?? null;
+    this.refused = options.refused ?? false;
   }
 
   /** `reason: message`, as stored in a failed target's `error`. */

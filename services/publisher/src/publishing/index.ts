@@ -75,6 +75,7 @@ export function createPublishing(deps: PublishingDeps): PublishingService {
       retry,
       workerId,
       leaseMs,
+      sealer: deps.sealer,
     });
   let nowExecutor: Executor | undefined;
 

@@ -1,4 +1,4 @@
-import type { Clock, Logger } from "@app/core";
+import type { Clock, Logger, TextSealer } from "@app/core";
 import type { Database } from "@app/db";
 import type { Platform } from "../contracts/post.ts";
 import { type StagedMedia, stageMedia } from "../media/staged-media.ts";
@@ -10,6 +10,7 @@ import {
   type TargetSettlement,
 } from "../store/targets.ts";
 import { publishToBluesky } from "./bluesky-publisher.ts";
+import { openHandle, sealHandle } from "./handle-seal.ts";
 import { type RetryPolicy, settlementForFailure } from "./retry-policy.ts";
 import { LostClaim, type PublisherDeps, type StepResult, type TargetRun } from "./run-context.ts";
 import { publishToTikTok } from "./tiktok-publisher.ts";
@@ -29,6 +30,8 @@ export type ExecutorOptions = {
   retry: RetryPolicy;
   workerId: string;
   leaseMs: number;
+  /** Seals the handle's upload URLs at rest (the connections' token sealer). */
+  sealer: TextSealer;
 };
 
 /** Runs claimed targets in this process and keeps their leases alive while they run. */
@@ -46,46 +49,71 @@ export type Executor = {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A claim this process runs: lost once the database or the local lease deadline says so. */
+type RunState = {
+  target: ClaimedTarget;
+  lost: boolean;
+  /** After this instant (ms) the lease may have run out in the database: the run stops. */
+  trustUntil: number;
+  done: Promise<void>;
+};
+
 /**
  * The executor. Every claim it holds is extended every third of a lease; a claim that could not
- * be extended is marked lost, and its run stops at the next handle save or chunk boundary.
+ * be extended is marked lost, and so is one not extended within the lease minus a margin (a
+ * quarter of it: the sweeper may hand it on soon). A lost run stops at the next handle save or
+ * chunk boundary; its writes are conditional on its claim token and could not land anyway.
  */
 export function createExecutor(options: ExecutorOptions): Executor {
-  const { db, logger, clock, deps, workerId } = options;
-  const active = new Map<string, { lost: boolean; done: Promise<void> }>();
+  const { db, logger, clock, deps, workerId, sealer } = options;
+  const margin = Math.floor(options.leaseMs / 4);
+  const active = new Map<string, RunState>();
   const heartbeat = setInterval(() => void extendHeld(), Math.max(50, Math.floor(options.leaseMs / 3)));
   heartbeat.unref();
 
   async function extendHeld(): Promise<void> {
-    const ids = [...active.keys()];
-    if (ids.length === 0) return;
+    const states = [...active.values()].filter((state) => !state.lost);
+    if (states.length === 0) return;
+    const sentAt = clock.now().getTime();
     try {
       const held = new Set(
-        await extendLeases(db, workerId, ids, new Date(clock.now().getTime() + options.leaseMs)),
+        await extendLeases(
+          db,
+          states.map((state) => state.target),
+          new Date(sentAt + options.leaseMs),
+        ),
       );
-      for (const id of ids) {
-        const state = active.get(id);
-        if (state && !held.has(id)) state.lost = true;
+      for (const state of states) {
+        if (held.has(state.target.id)) state.trustUntil = sentAt + options.leaseMs - margin;
+        else state.lost = true;
       }
     } catch (error) {
       logger.warn({ err: error, workerId }, "could not extend publishing leases");
     }
   }
 
-  function runOf(target: ClaimedTarget, state: { lost: boolean }): TargetRun {
+  /** Whether the run must stop: its claim was lost, or its lease may have run out unnoticed. */
+  function isLost(state: RunState): boolean {
+    if (!state.lost && clock.now().getTime() > state.trustUntil) state.lost = true;
+    return state.lost;
+  }
+
+  function runOf(target: ClaimedTarget, state: RunState): TargetRun {
     const staged = new Map<number, Promise<StagedMedia>>();
     return {
       target,
       async saveHandle(handle) {
-        if (state.lost) throw new LostClaim(target.id);
-        if (!(await saveHandle(db, { id: target.id, workerId, handle, now: clock.now() }))) {
+        if (isLost(state)) throw new LostClaim(target.id);
+        const stored = sealHandle(sealer, target.id, handle);
+        const now = clock.now();
+        if (!(await saveHandle(db, { id: target.id, claimToken: target.claimToken, handle: stored, now }))) {
           state.lost = true;
           throw new LostClaim(target.id);
         }
         target.platformHandle = handle;
       },
       checkClaim() {
-        if (state.lost) throw new LostClaim(target.id);
+        if (isLost(state)) throw new LostClaim(target.id);
       },
       media(index) {
         const item = target.content.mediaItems[index];
@@ -100,15 +128,17 @@ export function createExecutor(options: ExecutorOptions): Executor {
     };
   }
 
-  async function turn(target: ClaimedTarget, state: { lost: boolean }, holdUntil?: number): Promise<void> {
+  async function turn(target: ClaimedTarget, state: RunState, holdUntil?: number): Promise<void> {
     const run = runOf(target, state);
     let settlement: TargetSettlement;
     for (;;) {
       try {
+        // In memory the handle is plain; at rest its upload URLs are sealed (see handle-seal.ts).
+        target.platformHandle = openHandle(sealer, target.id, target.platformHandle);
         const result = await PUBLISHERS[target.platform](run, deps);
         if (result.kind === "published") {
           settlement = { kind: "published", platformPostId: result.platformPostId, url: result.url };
-        } else if (holdUntil && clock.now().getTime() + result.afterMs < holdUntil && !state.lost) {
+        } else if (holdUntil && clock.now().getTime() + result.afterMs < holdUntil && !isLost(state)) {
           await sleep(result.afterMs);
           continue;
         } else {
@@ -116,7 +146,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
           settlement = { kind: "later", runAt, countAsAttempt: false, error: null };
         }
       } catch (error) {
-        if (error instanceof LostClaim || state.lost) {
+        if (error instanceof LostClaim || isLost(state)) {
           logger.warn(
             { targetId: target.id, workerId },
             "publishing claim lost; another worker resumes the target",
@@ -133,7 +163,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       }
       break;
     }
-    const settled = await settleTarget(db, { target, workerId, settlement, now: clock.now() });
+    const settled = await settleTarget(db, { target, settlement, now: clock.now() });
     if (!settled) logger.warn({ targetId: target.id, workerId }, "publishing claim lost before settling");
     else if (settlement.kind === "published")
       logger.info({ targetId: target.id, platform: target.platform }, "published");
@@ -142,7 +172,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
   return {
     workerId,
     run(target, runOptions = {}) {
-      const state = { lost: false, done: Promise.resolve() };
+      const state: RunState = {
+        target,
+        lost: false,
+        trustUntil: new Date(target.claimedUntil).getTime() - margin,
+        done: Promise.resolve(),
+      };
       state.done = turn(target, state, runOptions.holdUntil)
         .catch((error: unknown) =>
           logger.error({ err: error, targetId: target.id }, "publishing run crashed"),

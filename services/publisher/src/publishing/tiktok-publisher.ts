@@ -45,6 +45,34 @@ export async function publishToTikTok(run: TargetRun, deps: PublisherDeps): Prom
 const tokenCall = <T>(run: TargetRun, deps: PublisherDeps, call: (token: string) => Promise<T>) =>
   withAccessToken(deps.vault, run.target.connectionId, ({ secrets }) => call(secrets.accessToken));
 
+/**
+ * Makes an `init` call between an "initiating" marker and its answer. The access token is in hand
+ * before the marker is saved, so a failed refresh leaves no marker. When TikTok refuses the call
+ * outright (its error body, a 4xx or 429) nothing was created: the marker is cleared, and a
+ * refused token is refreshed and the call made once more. Any other failure (a timeout, a reset,
+ * a bare 5xx) keeps the marker: the answer was lost and the outcome is unknown.
+ */
+async function initCall<T>(
+  run: TargetRun,
+  deps: PublisherDeps,
+  kind: "video" | "photo",
+  call: (token: string) => Promise<T>,
+): Promise<T> {
+  const connectionId = run.target.connectionId;
+  let token = (await deps.vault.open(connectionId)).secrets.accessToken;
+  for (let attempt = 0; ; attempt += 1) {
+    await run.saveHandle({ phase: "initiating", kind } satisfies TikTokHandle);
+    try {
+      return await call(token);
+    } catch (error) {
+      if (!(error instanceof PlatformError) || !error.refused) throw error;
+      await run.saveHandle({});
+      if (error.kind !== "unauthorized" || attempt > 0) throw error;
+    }
+    token = (await deps.vault.refreshRejected(connectionId, token)).secrets.accessToken;
+  }
+}
+
 async function initiate(run: TargetRun, deps: PublisherDeps, kind: "video" | "photo"): Promise<TikTokHandle> {
   const { content } = run.target;
   const tiktok = deps.adapters.tiktok;
@@ -54,8 +82,7 @@ async function initiate(run: TargetRun, deps: PublisherDeps, kind: "video" | "ph
   const mode = content.tiktok.postMode;
   if (kind === "photo") {
     const photos = await Promise.all(content.mediaItems.map((_item, index) => run.media(index)));
-    await run.saveHandle({ phase: "initiating", kind });
-    const { publishId } = await tokenCall(run, deps, (token) =>
+    const { publishId } = await initCall(run, deps, kind, (token) =>
       tiktok.initPhotos(token, {
         mode,
         postInfo: photoPostInfo(content, creator),
@@ -68,8 +95,7 @@ async function initiate(run: TargetRun, deps: PublisherDeps, kind: "video" | "ph
   }
   const video = await run.media(content.mediaItems.findIndex((item) => item.mediaType === "VIDEO"));
   const plan = planChunks(video.size, deps.tuning.tiktokChunkBytes);
-  await run.saveHandle({ phase: "initiating", kind });
-  const { publishId, uploadUrl } = await tokenCall(run, deps, (token) =>
+  const { publishId, uploadUrl } = await initCall(run, deps, kind, (token) =>
     tiktok.initVideo(token, { mode, postInfo: videoPostInfo(content, creator), plan }),
   );
   const handle: TikTokHandle = { phase: "uploading", kind, publishId, uploadUrl, plan };

@@ -56,9 +56,8 @@ export async function publishToYouTube(run: TargetRun, deps: PublisherDeps): Pro
       progress = await youtube.uploadChunk(session, { first, total: media.size, body });
       failures = 0;
     } catch (error) {
-      if (!(error instanceof PlatformError) || error.kind !== "transient" || ++failures > CHUNK_RETRIES)
-        throw error;
-      progress = await youtube.queryUpload(session, media.size);
+      if (!(error instanceof PlatformError)) throw error;
+      progress = await afterRefusedChunk(run, deps, session, media.size, first, error, ++failures);
     }
   }
   if (progress.kind === "expired") {
@@ -75,4 +74,28 @@ export async function publishToYouTube(run: TargetRun, deps: PublisherDeps): Pro
     platformPostId: progress.videoId,
     url: `https://www.youtube.com/watch?v=${progress.videoId}`,
   };
+}
+
+/**
+ * After a chunk failed, the session itself says where the upload stands, before anything is
+ * failed: another worker (a stale one, whose lease ran out) may have sent bytes to the same
+ * session, so a refused chunk ("the session holds N bytes") is resumed from what it holds, and a
+ * session that completed is the published video. A chunk refused while the session stayed where it
+ * was is the platform's answer (a transient one is retried a few times).
+ */
+async function afterRefusedChunk(
+  run: TargetRun,
+  deps: PublisherDeps,
+  session: string,
+  total: number,
+  first: number,
+  error: PlatformError,
+  failures: number,
+): Promise<UploadProgress> {
+  run.checkClaim();
+  const held = await deps.adapters.youtube.queryUpload(session, total);
+  if (held.kind !== "incomplete") return held;
+  const moved = held.received !== first;
+  if (failures > CHUNK_RETRIES || (!moved && error.kind !== "transient")) throw error;
+  return held;
 }

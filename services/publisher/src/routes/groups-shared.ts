@@ -5,6 +5,7 @@ import { findAccountConnections } from "../store/account-connections.ts";
 import type { Group } from "../store/groups.ts";
 import type { RouteDeps } from "./deps.ts";
 import { invalidPayload } from "./prepare-post.ts";
+import { textField } from "./text-field.ts";
 
 export const GroupSchema = z
   .object({
@@ -14,9 +15,9 @@ export const GroupSchema = z
   })
   .openapi("Group");
 
-export const groupName = z.string().trim().min(1).max(100);
+export const groupName = textField().trim().min(1).max(100);
 export const groupConnectionIds = z
-  .array(z.string().min(1).max(128))
+  .array(textField().min(1).max(128))
   .min(1)
   .max(POST_LIMITS.connectionIds)
   .openapi({ description: "Ids from GET /api/v1/connections" });

@@ -3,6 +3,7 @@ import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from ".
 import { deleteGroup } from "../store/groups.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { groupNotFound } from "./groups-shared.ts";
+import { textField } from "./text-field.ts";
 
 /** DELETE /api/v1/groups/{id}: deletes a group; its connections and posts stay. */
 export function registerGroupsDelete(app: PublisherApp, deps: RouteDeps): void {
@@ -14,7 +15,7 @@ export function registerGroupsDelete(app: PublisherApp, deps: RouteDeps): void {
     summary: "Delete a group",
     security: API_KEY_SECURITY,
     middleware: [apiKeyGuard(deps, "posts:write")],
-    request: { params: z.object({ id: z.string().min(1).max(128) }) },
+    request: { params: z.object({ id: textField().min(1).max(128) }) },
     responses: {
       200: jsonResponse(z.object({ success: z.literal(true) }), "Deleted"),
       ...API_KEY_RESPONSES,

@@ -11,6 +11,7 @@ import {
   groupNotFound,
   groupView,
 } from "./groups-shared.ts";
+import { textField } from "./text-field.ts";
 
 const GroupChange = z
   .object({ name: groupName.optional(), connectionIds: groupConnectionIds.optional() })
@@ -30,7 +31,7 @@ export function registerGroupsUpdate(app: PublisherApp, deps: RouteDeps): void {
     security: API_KEY_SECURITY,
     middleware: [apiKeyGuard(deps, "posts:write")],
     request: {
-      params: z.object({ id: z.string().min(1).max(128) }),
+      params: z.object({ id: textField().min(1).max(128) }),
       body: { required: true, content: { "application/json": { schema: GroupChange } } },
     },
     responses: {

@@ -5,11 +5,25 @@ import { PublisherError } from "../errors.ts";
 import { ObjectMissingError } from "../storage/errors.ts";
 import { isStoragePath } from "../storage/paths.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
+import { textField } from "./text-field.ts";
 
 const notFound = () => new PublisherError("NOT_FOUND", "No media is stored at this path.");
 
+/**
+ * Sent with every answer of `GET /media/…`: it is media, never a document, so browsers must not
+ * sniff it into one, and anything opened anyway runs sandboxed with nothing allowed.
+ */
+export const MEDIA_SAFETY_HEADERS = {
+  "x-content-type-options": "nosniff",
+  "content-security-policy": "sandbox; default-src 'none'",
+} as const;
+
 /** GET /media/{path}: public media (no key: platforms pull it), with single byte-range requests. */
 export function registerMediaGet(app: PublisherApp, deps: RouteDeps): void {
+  app.use("/media/*", async (c, next) => {
+    await next();
+    for (const [name, value] of Object.entries(MEDIA_SAFETY_HEADERS)) c.res.headers.set(name, value);
+  });
   const route = createRoute({
     method: "get",
     path: "/media/{path}",
@@ -18,7 +32,7 @@ export function registerMediaGet(app: PublisherApp, deps: RouteDeps): void {
     summary: "Public media (the videoUrl of an upload)",
     description:
       "No API key: platforms fetch it. Supports `Range: bytes=…` (206, Content-Range; 416 past the end).",
-    request: { params: z.object({ path: z.string() }) },
+    request: { params: z.object({ path: textField() }) },
     responses: {
       200: { description: "The whole object" },
       206: { description: "The requested byte range" },
@@ -43,6 +57,7 @@ export function registerMediaGet(app: PublisherApp, deps: RouteDeps): void {
       "content-type": head.contentType,
       "accept-ranges": "bytes",
       "cache-control": "public, max-age=86400",
+      ...MEDIA_SAFETY_HEADERS,
     };
     if (range === "unsatisfiable") {
       return new Response(null, {

@@ -1,14 +1,17 @@
 import { z } from "@app/core";
 import { POST_LIMITS } from "../domain/post-limits.ts";
 import { isTimeZone } from "../domain/queue-slots.ts";
+import { isStorableText, UNSTORABLE_TEXT } from "../domain/text.ts";
+import { textField } from "./text-field.ts";
 
 const mediaUrl = z
   .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
+  .refine(isStorableText, UNSTORABLE_TEXT)
   .max(POST_LIMITS.urlCharacters)
   .openapi({ example: "https://media.example.com/clip.mp4" });
 
-const id = z.string().min(1).max(128);
-const text = (max: number) => z.string().max(max);
+const id = textField().min(1).max(128);
+const text = (max: number) => textField().max(max);
 
 const MediaItemSchema = z
   .object({ url: mediaUrl, mediaType: z.enum(["IMAGE", "VIDEO"]) })
@@ -88,8 +91,7 @@ export const QueueSettingsSchema = z
       .max(7)
       .optional()
       .openapi({ description: "0 = Sunday … 6 = Saturday", example: [1, 2, 3, 4, 5] }),
-    timezone: z
-      .string()
+    timezone: textField()
       .max(64)
       .refine(isTimeZone, "must be an IANA time zone such as Europe/Berlin")
       .optional()

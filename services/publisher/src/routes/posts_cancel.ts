@@ -4,6 +4,7 @@ import { PublisherError } from "../errors.ts";
 import { findPost, returnToDraft } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { postNotFound } from "./posts_get.ts";
+import { textField } from "./text-field.ts";
 
 const notScheduled = (id: string, status: string) =>
   new PublisherError("POST_NOT_SCHEDULED", `Only a scheduled post can be cancelled; this one is ${status}.`, {
@@ -25,7 +26,7 @@ export function registerPostsCancel(app: PublisherApp, deps: RouteDeps): void {
       body: {
         required: true,
         content: {
-          "application/json": { schema: z.object({ id: z.string().min(1).max(128) }).openapi("CancelPost") },
+          "application/json": { schema: z.object({ id: textField().min(1).max(128) }).openapi("CancelPost") },
         },
       },
     },

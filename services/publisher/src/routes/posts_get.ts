@@ -4,6 +4,7 @@ import { PublisherError } from "../errors.ts";
 import { findPost, targetOutcomes } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { PostWithTargetsSchema, postView, targetView } from "./post-views.ts";
+import { textField } from "./text-field.ts";
 
 /** The refusal of a post id that is not one of the account's. */
 export const postNotFound = (id: string) =>
@@ -19,7 +20,7 @@ export function registerPostsGet(app: PublisherApp, deps: RouteDeps): void {
     summary: "One post and its outcome on each platform",
     security: API_KEY_SECURITY,
     middleware: [apiKeyGuard(deps, "posts:read")],
-    request: { params: z.object({ id: z.string().min(1).max(128) }) },
+    request: { params: z.object({ id: textField().min(1).max(128) }) },
     responses: {
       200: jsonResponse(PostWithTargetsSchema, "The post"),
       ...API_KEY_RESPONSES,

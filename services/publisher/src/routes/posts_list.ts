@@ -5,6 +5,7 @@ import { listPosts } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { POST_STATUSES, PostSchema, postView } from "./post-views.ts";
 import { invalidPayload } from "./prepare-post.ts";
+import { textField } from "./text-field.ts";
 
 /** Page size bounds of GET /api/v1/posts. */
 export const POSTS_PAGE = { min: 1, max: 100, default: 20 } as const;
@@ -18,8 +19,7 @@ const ListQuery = z.object({
     .pipe(z.number().int().min(POSTS_PAGE.min).max(POSTS_PAGE.max))
     .optional()
     .openapi({ type: "integer", minimum: 1, maximum: 100, default: 20 }),
-  cursor: z
-    .string()
+  cursor: textField()
     .min(1)
     .max(512)
     .optional()

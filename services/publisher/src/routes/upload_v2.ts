@@ -1,11 +1,12 @@
 import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
-import { describeUpload, isMediaContentType } from "../domain/media-types.ts";
+import { describeUpload, isUploadContentType, UPLOAD_CONTENT_TYPES } from "../domain/media-types.ts";
 import { recordMedia } from "../store/media.ts";
 import { MAX_UPLOAD_BYTES } from "../uploads/limits.ts";
 import { newMediaPath } from "../uploads/record.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { invalidPayload } from "./prepare-post.ts";
+import { textField } from "./text-field.ts";
 
 const PresignRequest = z
   .object({
@@ -15,11 +16,10 @@ const PresignRequest = z
       .min(1)
       .max(MAX_UPLOAD_BYTES)
       .openapi({ description: "Exact size in bytes; bound to the upload URL" }),
-    filename: z.string().min(1).max(255).optional().openapi({ description: "Only its extension is used" }),
-    contentType: z
-      .string()
+    filename: textField().min(1).max(255).optional().openapi({ description: "Only its extension is used" }),
+    contentType: textField()
       .max(128)
-      .refine(isMediaContentType, "must be video/* or image/*")
+      .refine(isUploadContentType, `must be one of ${Object.keys(UPLOAD_CONTENT_TYPES).join(", ")}`)
       .optional()
       .openapi({ example: "video/mp4" }),
   })
@@ -63,7 +63,10 @@ export function registerUploadV2(app: PublisherApp, deps: RouteDeps): void {
     const described = describeUpload(body.filename, body.contentType);
     if (!described) {
       throw invalidPayload([
-        { path: "contentType", message: "give a video/* or image/* type, or a filename like clip.mp4" },
+        {
+          path: "contentType",
+          message: `give one of ${Object.keys(UPLOAD_CONTENT_TYPES).join(", ")}, or a filename like clip.mp4`,
+        },
       ]);
     }
     const { id, path } = newMediaPath(described.extension);

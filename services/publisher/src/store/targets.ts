@@ -2,8 +2,19 @@ import type { Database, Queryable } from "@app/db";
 import type { Platform, PostContent, PostTarget, TargetOutcome, TargetStatus } from "../contracts/post.ts";
 import { derivePostStatus } from "../domain/post-status.ts";
 
-/** A target a worker holds (its lease), with the post's content. */
-export type ClaimedTarget = PostTarget & { content: PostContent; claimedBy: string };
+/**
+ * A target a worker holds (its lease), with the post's content. `claimToken` is this claim's own:
+ * every later write is conditional on it, so a re-claim (even by the same worker) voids it.
+ */
+export type ClaimedTarget = PostTarget & {
+  content: PostContent;
+  claimedBy: string;
+  claimToken: string;
+  claimedUntil: Date;
+};
+
+/** The claim a worker holds on a target (what its conditional writes check). */
+export type HeldClaim = Pick<ClaimedTarget, "id" | "claimToken">;
 
 /** How a held target ends this turn: published, failed, or handed back to run again later. */
 export type TargetSettlement =
@@ -13,12 +24,13 @@ export type TargetSettlement =
 
 const TARGET_COLUMNS = `t.id, t.post_id AS "postId", t.connection_id AS "connectionId", t.platform, t.status,
   t.due_at AS "dueAt", t.attempts, t.platform_handle AS "platformHandle", t.platform_post_id AS "platformPostId",
-  t.url, t.error, t.claimed_by AS "claimedBy"`;
+  t.url, t.error, t.claimed_by AS "claimedBy", t.claim_token AS "claimToken", t.claimed_until AS "claimedUntil"`;
 
 /**
  * Claims up to `limit` due targets for `workerId` (all due ones of `postId` when given): a
  * conditional update of rows picked under `FOR UPDATE SKIP LOCKED`, so concurrent workers never
- * claim the same target. A claim moves the target to `publishing` with a lease until `leaseUntil`.
+ * claim the same target. A claim moves the target to `publishing` with a lease until `leaseUntil`
+ * and a fresh random claim token.
  */
 export async function claimDueTargets(
   db: Queryable,
@@ -26,7 +38,8 @@ export async function claimDueTargets(
 ): Promise<ClaimedTarget[]> {
   return db.query<ClaimedTarget>(
     `UPDATE publisher.post_targets t
-     SET status = 'publishing', claimed_by = $1, claimed_until = $2, updated_at = $3
+     SET status = 'publishing', claimed_by = $1, claimed_until = $2, updated_at = $3,
+       claim_token = gen_random_uuid()::text
      FROM publisher.posts p
      WHERE p.id = t.post_id AND t.id IN (
        SELECT id FROM publisher.post_targets
@@ -39,75 +52,74 @@ export async function claimDueTargets(
   );
 }
 
-/** Extends the leases `workerId` still holds; returns the ids it still holds. */
+/** Extends the leases of the claims still held; returns the ids of those still held. */
 export async function extendLeases(
   db: Queryable,
-  workerId: string,
-  ids: readonly string[],
+  claims: readonly HeldClaim[],
   leaseUntil: Date,
 ): Promise<string[]> {
-  if (ids.length === 0) return [];
+  if (claims.length === 0) return [];
   const rows = await db.query<{ id: string }>(
-    `UPDATE publisher.post_targets SET claimed_until = $3
-     WHERE id = ANY($2::text[]) AND claimed_by = $1 AND status = 'publishing' RETURNING id`,
-    [workerId, ids, leaseUntil],
+    `UPDATE publisher.post_targets t SET claimed_until = $3
+     FROM unnest($1::text[], $2::text[]) AS held(id, token)
+     WHERE t.id = held.id AND t.claim_token = held.token AND t.status = 'publishing' RETURNING t.id`,
+    [claims.map((claim) => claim.id), claims.map((claim) => claim.claimToken), leaseUntil],
   );
   return rows.map((row) => row.id);
 }
 
 /**
- * Saves the platform's handle while `workerId` holds the target. False when the claim was lost:
- * the caller must then stop before any irreversible step.
+ * Saves the platform's handle while the claim is held. False when the claim was lost: the caller
+ * must then stop before any irreversible step.
  */
 export async function saveHandle(
   db: Queryable,
-  input: { id: string; workerId: string; handle: Record<string, unknown>; now: Date },
+  input: HeldClaim & { handle: Record<string, unknown>; now: Date },
 ): Promise<boolean> {
   const rows = await db.query(
     `UPDATE publisher.post_targets SET platform_handle = $3::jsonb, updated_at = $4
-     WHERE id = $1 AND claimed_by = $2 AND status = 'publishing' RETURNING id`,
-    [input.id, input.workerId, JSON.stringify(input.handle), input.now],
+     WHERE id = $1 AND claim_token = $2 AND status = 'publishing' RETURNING id`,
+    [input.id, input.claimToken, JSON.stringify(input.handle), input.now],
   );
   return rows.length === 1;
 }
 
 /**
- * Ends `workerId`'s turn on a target and re-derives its post's status, in one transaction that
+ * Ends a claim's turn on a target and re-derives its post's status, in one transaction that
  * locks the post first. False when the claim had been lost (nothing is written then).
  */
 export async function settleTarget(
   db: Database,
   input: {
-    target: Pick<ClaimedTarget, "id" | "postId">;
-    workerId: string;
+    target: Pick<ClaimedTarget, "id" | "postId" | "claimToken">;
     settlement: TargetSettlement;
     now: Date;
   },
 ): Promise<boolean> {
-  const { target, workerId, settlement, now } = input;
+  const { target, settlement, now } = input;
   return db.transaction(async (tx) => {
     await lockPost(tx, target.postId);
-    const base = [target.id, workerId, now];
+    const base = [target.id, target.claimToken, now];
     let rows: unknown[];
     if (settlement.kind === "published") {
       rows = await tx.query(
         `UPDATE publisher.post_targets SET status = 'published', platform_post_id = $4, url = $5, error = NULL,
-           claimed_by = NULL, claimed_until = NULL, updated_at = $3
-         WHERE id = $1 AND claimed_by = $2 AND status = 'publishing' RETURNING id`,
+           claimed_by = NULL, claimed_until = NULL, claim_token = NULL, updated_at = $3
+         WHERE id = $1 AND claim_token = $2 AND status = 'publishing' RETURNING id`,
         [...base, settlement.platformPostId, settlement.url],
       );
     } else if (settlement.kind === "failed") {
       rows = await tx.query(
         `UPDATE publisher.post_targets SET status = 'failed', error = $4, claimed_by = NULL, claimed_until = NULL,
-           updated_at = $3
-         WHERE id = $1 AND claimed_by = $2 AND status = 'publishing' RETURNING id`,
+           claim_token = NULL, updated_at = $3
+         WHERE id = $1 AND claim_token = $2 AND status = 'publishing' RETURNING id`,
         [...base, settlement.error],
       );
     } else {
       rows = await tx.query(
         `UPDATE publisher.post_targets SET next_attempt_at = $4, attempts = attempts + $5, error = $6,
-           claimed_by = NULL, claimed_until = NULL, updated_at = $3
-         WHERE id = $1 AND claimed_by = $2 AND status = 'publishing' RETURNING id`,
+           claimed_by = NULL, claimed_until = NULL, claim_token = NULL, updated_at = $3
+         WHERE id = $1 AND claim_token = $2 AND status = 'publishing' RETURNING id`,
         [...base, settlement.runAt, settlement.countAsAttempt ? 1 : 0, settlement.error],
       );
     }
@@ -153,7 +165,8 @@ export async function releaseExpiredClaims(
   now: Date,
 ): Promise<{ id: string; claimedBy: string }[]> {
   return db.query<{ id: string; claimedBy: string }>(
-    `UPDATE publisher.post_targets t SET claimed_by = NULL, claimed_until = NULL, next_attempt_at = $1, updated_at = $1
+    `UPDATE publisher.post_targets t SET claimed_by = NULL, claimed_until = NULL, claim_token = NULL, next_attempt_at = $1,
+       updated_at = $1
      FROM (SELECT id, claimed_by FROM publisher.post_targets
            WHERE claimed_by IS NOT NULL AND claimed_until < $1 AND status = 'publishing'
            FOR UPDATE SKIP LOCKED) expired

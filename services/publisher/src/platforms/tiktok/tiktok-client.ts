@@ -59,10 +59,14 @@ const TRANSIENT = new Set([
 ]);
 const RECONNECT = new Set(["scope_not_authorized", "access_token_revoked"]);
 
-/** Classifies TikTok's `{data, error: {code, message, log_id}}` envelope. */
+/**
+ * Classifies TikTok's `{data, error: {code, message, log_id}}` envelope. It is a definite refusal
+ * (`refused`) when TikTok's own error code came back or the status is 4xx; a bare 5xx is not.
+ */
 function envelopeError(res: Response, body: Record<string, unknown>, clock: Clock): PlatformError {
   const error = objectField(body, "error");
-  const code = stringField(error, "code") ?? `http_${res.status}`;
+  const ownCode = stringField(error, "code");
+  const code = ownCode ?? `http_${res.status}`;
   let kind: FailureKind = kindOfStatus(res.status);
   if (TRANSIENT.has(code)) kind = "transient";
   if (code === "access_token_invalid") kind = "unauthorized";
@@ -70,6 +74,7 @@ function envelopeError(res: Response, body: Record<string, unknown>, clock: Cloc
   return new PlatformError("tiktok", kind, code, stringField(error, "message") || `HTTP ${res.status}`, {
     status: res.status,
     retryAfterMs: parseRetryAfter(res.headers.get("retry-after"), clock.now()),
+    refused: ownCode !== undefined || (res.status >= 400 && res.status < 500),
   });
 }
 

@@ -1,0 +1,86 @@
+import { test } from "@app/testkit";
+import { afterAll, beforeAll, expect } from "vitest";
+import {
+  content,
+  insertPost,
+  type MemoryStorage,
+  mediaFile,
+  postStatus,
+  requestsOf,
+  type Sandbox,
+  sandboxGet,
+  sandboxPost,
+  seedDemo,
+  startMemoryStorage,
+  startSandbox,
+  targetsOf,
+  testPublishing,
+  waitFor,
+} from "../publishing-support.ts";
+
+// Defect: src/publishing/tiktok-publisher.ts:42-48 + :67-75. The "initiating" marker is saved before
+// the photo init; when TikTok answers that init with a definite refusal that created nothing
+// (429 rate_limit_exceeded, which the client classifies as transient), the retry finds the
+// marker and fails the target for good as PUBLISH_OUTCOME_UNKNOWN. A rate-limited carousel is
+// never published, although TikTok said plainly that no post was made.
+
+let sandbox: Sandbox;
+let storage: MemoryStorage;
+beforeAll(async () => {
+  storage = await startMemoryStorage();
+  sandbox = await startSandbox((settings) => {
+    settings.tiktok.verifiedUrlPrefixes = [`${storage.url}/media/`];
+  });
+});
+afterAll(async () => {
+  await sandbox.close();
+  await storage.close();
+});
+
+type TikTokPost = { mediaType: string; status: string };
+
+test("a TikTok photo init refused with 429 rate_limit_exceeded is retried and published once", async ({
+  db,
+}) => {
+  const demo = await seedDemo(db, sandbox.url);
+  const publishing = testPublishing({ db, sandboxUrl: sandbox.url, storage });
+  const photos = [mediaFile("jpeg", 2000, 7), mediaFile("jpeg", 2500, 8)];
+  const urls = photos.map((photo, index) => storage.put(`audit-rl-${index}.jpg`, photo.bytes, "image/jpeg"));
+  await sandboxPost(sandbox.url, "/_sandbox/requests", {}, "DELETE");
+  await sandboxPost(sandbox.url, "/_sandbox/faults", {
+    operation: "tiktok.content.init",
+    kind: "error",
+    status: 429,
+    error: "rate_limit_exceeded",
+    retryAfterSeconds: 1,
+  });
+  const postId = await insertPost(db, {
+    accountId: demo.accountId,
+    connections: [{ id: demo.connections.tiktok, platform: "tiktok" }],
+    content: content({
+      caption: "rate limited carousel",
+      mediaItems: urls.map((url) => ({ url, mediaType: "IMAGE" as const })),
+    }),
+  });
+  const workers = publishing.startWorkers({
+    workerId: "audit-rl",
+    pollIntervalMs: 50,
+    sweepIntervalMs: false,
+  });
+  try {
+    await waitFor(async () => {
+      const status = await postStatus(db, postId);
+      return status === "published" || status === "failed" ? status : undefined;
+    }, "the carousel to settle");
+  } finally {
+    await workers.stop();
+  }
+  const inits = await requestsOf(sandbox.url, "tiktok.content.init");
+  expect(inits[0]?.status).toBe(429); // the refused init created nothing
+  const [target] = await targetsOf(db, postId);
+  // Observed: status "failed", error "PUBLISH_OUTCOME_UNKNOWN: …", and no second init ever made.
+  expect(target?.error ?? null).toBeNull();
+  expect(target?.status).toBe("published");
+  const { posts } = await sandboxGet<{ posts: TikTokPost[] }>(sandbox.url, "/_sandbox/tiktok/posts");
+  expect(posts.filter((post) => post.mediaType === "PHOTO")).toHaveLength(1);
+});

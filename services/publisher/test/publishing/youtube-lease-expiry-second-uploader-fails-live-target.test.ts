@@ -1,0 +1,144 @@
+import { test } from "@app/testkit";
+import { afterAll, beforeAll, expect } from "vitest";
+import { sandboxAdapters } from "../../src/demo.ts";
+import type { Adapters } from "../../src/platforms/index.ts";
+import { releaseExpiredClaims } from "../../src/store/targets.ts";
+import {
+  content,
+  insertPost,
+  type MemoryStorage,
+  mediaFile,
+  type Sandbox,
+  sandboxGet,
+  seedDemo,
+  startMemoryStorage,
+  startSandbox,
+  targetsOf,
+  testPublishing,
+  waitFor,
+} from "../publishing-support.ts";
+
+// Defect: src/publishing/youtube-publisher.ts:50-62 with src/platforms/youtube/youtube-client.ts:96
+// (kindOfStatus). When a lease runs out while its worker is still uploading (missed heartbeats,
+// a stalled process) the sweeper hands the target to another worker; both now PUT chunks to the
+// same resumable session. The holder's chunk then lands at an offset the stale worker already
+// passed, YouTube answers 400 "the session holds N bytes: query and resume", and that is
+// classified as a permanent refusal: the holder fails the target for good while the stale worker
+// goes on to finish the video. The video exists, the target says failed (a user retry duplicates it).
+
+let sandbox: Sandbox;
+let storage: MemoryStorage;
+beforeAll(async () => {
+  storage = await startMemoryStorage();
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  await sandbox.close();
+  await storage.close();
+});
+
+/** Gates per worker: its Nth uploadChunk (for each N in `holdAt`) waits until the test opens it. */
+function gated(base: Adapters, holdAt: number[]) {
+  let calls = 0;
+  const gates = new Map(
+    holdAt.map((n) => {
+      let arrived!: () => void;
+      let open!: () => void;
+      const reached = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      const opened = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      return [n, { reached, arrived, opened, open }] as const;
+    }),
+  );
+  const adapters: Adapters = {
+    ...base,
+    youtube: {
+      ...base.youtube,
+      async uploadChunk(sessionUri, chunk) {
+        calls += 1;
+        const gate = gates.get(calls);
+        if (gate) {
+          gate.arrived();
+          await gate.opened;
+        }
+        return base.youtube.uploadChunk(sessionUri, chunk);
+      },
+    },
+  };
+  const at = (n: number) => gates.get(n) as { reached: Promise<void>; open: () => void };
+  return { adapters, at };
+}
+
+type Video = { id: string; bytes: number };
+
+test("a stale worker still uploading does not make the lease holder fail a live YouTube target", async ({
+  db,
+}) => {
+  const demo = await seedDemo(db, sandbox.url);
+  const video = mediaFile("mp4", 3 * 256 * 1024 + 1000, 5);
+  const url = storage.put("audit-lease.mp4", video.bytes, "video/mp4");
+  const before = (await sandboxGet<{ videos: Video[] }>(sandbox.url, "/_sandbox/youtube/videos")).videos
+    .length;
+  const postId = await insertPost(db, {
+    accountId: demo.accountId,
+    connections: [{ id: demo.connections.youtube, platform: "youtube" }],
+    content: content({ caption: "lease race", mediaItems: [{ url, mediaType: "VIDEO" }] }),
+  });
+
+  // Worker A starts, saves the session, and is slow sending its first chunk.
+  const a = gated(sandboxAdapters(sandbox.url), [1, 2]);
+  const workerA = testPublishing({ db, sandboxUrl: sandbox.url, storage, adapters: a.adapters }).startWorkers(
+    {
+      workerId: "audit-A",
+      pollIntervalMs: 20,
+      sweepIntervalMs: false,
+    },
+  );
+  await a.at(1).reached;
+
+  // A's heartbeats are missed (DB blip / stalled loop): its lease runs out and the sweeper releases it.
+  await db.query(
+    "UPDATE publisher.post_targets SET claimed_until = now() - interval '1 second' WHERE post_id = $1",
+    [postId],
+  );
+  expect(await releaseExpiredClaims(db, new Date())).toHaveLength(1);
+
+  // Worker B claims it, asks the session (0 bytes) and is about to send its first chunk.
+  const b = gated(sandboxAdapters(sandbox.url), [1]);
+  const workerB = testPublishing({ db, sandboxUrl: sandbox.url, storage, adapters: b.adapters }).startWorkers(
+    {
+      workerId: "audit-B",
+      pollIntervalMs: 20,
+      sweepIntervalMs: false,
+    },
+  );
+  await b.at(1).reached;
+
+  // A's chunk goes first (it was already on its way), then B's, which starts at a passed offset.
+  a.at(1).open();
+  await a.at(2).reached; // A's first chunk is in: the session holds 256 KiB
+  b.at(1).open(); // B's first chunk starts at byte 0
+  await waitFor(async () => {
+    const [target] = await targetsOf(db, postId);
+    return target?.status === "failed" || target?.status === "published" ? true : undefined;
+  }, "B to settle").catch(() => undefined);
+  a.at(2).open(); // the stale worker goes on and finishes the session
+
+  let outcome: { status: string; error: string | null } | undefined;
+  try {
+    outcome = await waitFor(async () => {
+      const [target] = await targetsOf(db, postId);
+      return target && (target.status === "published" || target.status === "failed") ? target : undefined;
+    }, "the target to settle");
+    await new Promise((resolve) => setTimeout(resolve, 500)); // let the stale worker finish its session
+  } finally {
+    await Promise.all([workerA.stop(), workerB.stop()]);
+  }
+  const videos = (await sandboxGet<{ videos: Video[] }>(sandbox.url, "/_sandbox/youtube/videos")).videos;
+  expect(videos.length - before).toBe(1); // the session made one video...
+  // ...and the target must say so. Observed: status "failed", error "badRequest: The chunk starts at byte 0, but the session holds 262144 bytes: …".
+  expect(outcome).toMatchObject({ status: "published", error: null });
+}, 60_000);
