@@ -1,7 +1,8 @@
 import type { ChildProcess } from "node:child_process";
-import { forkServer, stopServer } from "./lib.ts";
+import { type CpuShares, withCpu } from "./cpu.ts";
+import { ask, forkServer, stopServer } from "./lib.ts";
 import { type FixedRequest, type FixedResult, runFixed } from "./loader.ts";
-import type { GatewayServerInfo } from "./servers/gateway.ts";
+import type { GatewayDbStats, GatewayServerInfo } from "./servers/gateway.ts";
 import type { MarketsServerInfo } from "./servers/markets.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
@@ -12,12 +13,17 @@ const TARGET_ADDED_P50_MS = 1;
 const TARGET_THROUGHPUT = 0.8;
 
 type Case = { name: string; origin: string; request: FixedRequest };
-type Row = { name: string; concurrency: number; result: FixedResult };
+/** One timed phase: the loader's figures, each process's CPU, the gateway's database work. */
+type Measured = { result: FixedResult; cpu: CpuShares; db: GatewayDbStats };
+type Row = Measured & { name: string; concurrency: number };
+type Pids = { gateway: ChildProcess; markets: ChildProcess };
 
 /**
  * `/v1/run` and the MCP `run` tool against a direct call to the same upstream (the markets
  * service's `GET /pm/event`), each in its own process, alternating rounds: latency added at
- * concurrency 1, throughput at 16.
+ * concurrency 1, throughput at 16. Every phase also reads how busy each process was (CPU ms per
+ * request: loader, gateway, markets) and what the gateway spent in its database, for a note on
+ * where the time goes.
  */
 export async function benchGateway(): Promise<void> {
   const servers: ChildProcess[] = [];
@@ -28,21 +34,23 @@ export async function benchGateway(): Promise<void> {
       BENCH_MARKETS_URL: markets.message.url,
     });
     servers.push(gateway.child);
+    const pids = { gateway: gateway.child, markets: markets.child };
     const cases = benchCases(markets.message, gateway.message);
     const rows: Row[] = [];
     for (const concurrency of [1, THROUGHPUT_CONNECTIONS]) {
-      const best = new Map<string, FixedResult>();
+      const best = new Map<string, Measured>();
       for (let round = 0; round < ROUNDS; round++) {
         for (const bench of cases) {
-          const result = await measure(bench, concurrency);
+          const measured = await measure(bench, concurrency, pids);
           const kept = best.get(bench.name);
-          if (!kept || result.rps > kept.rps) best.set(bench.name, result);
+          if (!kept || measured.result.rps > kept.result.rps) best.set(bench.name, measured);
         }
       }
       for (const bench of cases)
-        rows.push({ name: bench.name, concurrency, result: best.get(bench.name) as FixedResult });
+        rows.push({ name: bench.name, concurrency, ...(best.get(bench.name) as Measured) });
     }
     printGatewayTable(rows);
+    printTimeSplit(rows);
   } finally {
     for (const child of servers.reverse()) await stopServer(child);
   }
@@ -81,20 +89,39 @@ function benchCases(markets: MarketsServerInfo, gateway: GatewayServerInfo): Cas
   ];
 }
 
-/** One timed phase: as many requests as fit in `SECONDS`, after a short warm-up. */
-async function measure(bench: Case, concurrency: number): Promise<FixedResult> {
+/**
+ * One timed phase: as many requests as fit in `SECONDS`, after a short warm-up, with each
+ * process's CPU and the gateway's database work over the timed part only. Every case (the direct
+ * one included) runs with both servers up, through the same loader, on the same keep-alive terms.
+ */
+async function measure(bench: Case, concurrency: number, pids: Pids): Promise<Measured> {
   const batch = (count: number) => Array.from({ length: count }, () => bench.request);
   await runFixed(bench.origin, batch(200), { concurrency, maxSeconds: 2 });
-  return runFixed(bench.origin, batch(1_000_000), { concurrency, maxSeconds: SECONDS });
+  await ask<GatewayDbStats>(pids.gateway, "db-stats", 10_000);
+  const { result, cpu } = await withCpu({ gateway: pids.gateway.pid, markets: pids.markets.pid }, () =>
+    runFixed(bench.origin, batch(1_000_000), { concurrency, maxSeconds: SECONDS }),
+  );
+  const db = await ask<GatewayDbStats>(pids.gateway, "db-stats", 10_000);
+  return { result, cpu, db };
 }
+
+/** CPU ms a process spent per answered request (undefined when unknown). */
+function cpuPerRequest(row: Row, process: string): number | undefined {
+  const share = row.cpu[process];
+  return share === undefined || row.result.rps <= 0 ? undefined : (share / row.result.rps) * 1000;
+}
+
+const ms = (value: number | undefined, width = 6) =>
+  (value === undefined || !Number.isFinite(value) ? "—" : value.toFixed(2)).padStart(width);
 
 function printGatewayTable(rows: Row[]): void {
   process.stdout.write(
-    `\nTool gateway in front of the markets upstream (each its own process, PGlite; the gateway writes a run ` +
-      `and a ledger row per call): best of ${ROUNDS} alternating rounds × ${SECONDS}s\n`,
+    `\nTool gateway in front of the markets upstream (each its own process, PGlite): best of ${ROUNDS} ` +
+      `alternating rounds × ${SECONDS}s; CPU ms per request of each process (loader, gateway, markets)\n`,
   );
   process.stdout.write(
-    `  ${"case".padEnd(34)} ${"conc".padStart(4)} ${"req/s".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"added p50".padStart(9)} ${"vs direct".padStart(9)} errors\n`,
+    `  ${"case".padEnd(34)} ${"conc".padStart(4)} ${"req/s".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ` +
+      `${"added p50".padStart(9)} ${"vs direct".padStart(9)} ${"loader".padStart(6)} ${"gatewy".padStart(6)} ${"market".padStart(6)} errors\n`,
   );
   const summaries: string[] = [];
   for (const row of rows) {
@@ -105,13 +132,15 @@ function printGatewayTable(rows: Row[]): void {
     process.stdout.write(
       `  ${row.name.padEnd(34)} ${String(row.concurrency).padStart(4)} ${row.result.rps.toFixed(0).padStart(7)} ` +
         `${row.result.p50.toFixed(2).padStart(7)} ${row.result.p99.toFixed(2).padStart(7)} ` +
-        `${(isDirect ? "—" : `+${added.toFixed(2)}`).padStart(9)} ${ratio.toFixed(2).padStart(9)} ${row.result.errors}\n`,
+        `${(isDirect ? "—" : `${added >= 0 ? "+" : ""}${added.toFixed(2)}`).padStart(9)} ${ratio.toFixed(2).padStart(9)} ` +
+        `${ms(cpuPerRequest(row, "loader"))} ${isDirect ? "     —" : ms(cpuPerRequest(row, "gateway"))} ` +
+        `${ms(cpuPerRequest(row, "markets"))} ${row.result.errors}\n`,
     );
     if (isDirect) continue;
     if (row.concurrency === 1) {
       const met = added <= TARGET_ADDED_P50_MS ? "met" : "NOT met";
       summaries.push(
-        `  ${row.name}: +${added.toFixed(2)} ms at p50 over direct (target ≤ ${TARGET_ADDED_P50_MS} ms: ${met})`,
+        `  ${row.name}: ${added >= 0 ? "+" : ""}${added.toFixed(2)} ms at p50 over direct (target ≤ ${TARGET_ADDED_P50_MS} ms: ${met})`,
       );
     } else {
       const met = ratio >= TARGET_THROUGHPUT ? "met" : "NOT met";
@@ -121,4 +150,46 @@ function printGatewayTable(rows: Row[]): void {
     }
   }
   process.stdout.write(`${summaries.join("\n")}\n`);
+}
+
+/**
+ * Where the time goes: at concurrency 1 the added latency is the gateway's own work on a run's
+ * path plus one more loopback hop; at 16 connections the three processes share the machine's
+ * cores, so throughput through the gateway is what the cores afford once the gateway's CPU per
+ * request is added to the loader's and the upstream's.
+ */
+function printTimeSplit(rows: Row[]): void {
+  const find = (prefix: string, concurrency: number) =>
+    rows.find((row) => row.concurrency === concurrency && row.name.startsWith(prefix));
+  const total = (row: Row | undefined) =>
+    row ? ["loader", "gateway", "markets"].reduce((sum, name) => sum + (row.cpu[name] ?? 0), 0) : Number.NaN;
+  const dbPerRun = (row: Row | undefined) =>
+    row && row.result.ok > 0
+      ? `${(row.db.statements / row.result.ok).toFixed(2)} statements, ${ms(row.db.ms / row.result.ok, 0)} ms`
+      : "—";
+  process.stdout.write(
+    "\nWhere the time goes (CPU ms per request from /proc; the gateway's database work counted in-process)\n",
+  );
+  for (const prefix of ["gateway POST /v1/run", "gateway MCP"]) {
+    const slow = find(prefix, 1);
+    const direct1 = find("direct", 1);
+    const fast = find(prefix, THROUGHPUT_CONNECTIONS);
+    const direct16 = find("direct", THROUGHPUT_CONNECTIONS);
+    if (!slow || !direct1 || !fast || !direct16) continue;
+    const gatewayCpu = cpuPerRequest(slow, "gateway");
+    const added = slow.result.p50 - direct1.result.p50;
+    const perRequest = (row: Row) =>
+      ["loader", "gateway", "markets"].reduce((sum, name) => sum + (cpuPerRequest(row, name) ?? 0), 0);
+    process.stdout.write(
+      `  ${slow.name}: at concurrency 1, ${added >= 0 ? "+" : ""}${added.toFixed(2)} ms at p50 for the gateway's ` +
+        `own work, ${ms(gatewayCpu, 0)} ms of CPU per run (its database: ${dbPerRun(slow)} per run, batched ` +
+        `writes after the answers, mostly off a run's path), and one more loopback hop. ` +
+        `At ${THROUGHPUT_CONNECTIONS} connections the three processes kept ${total(fast).toFixed(2)} cores busy ` +
+        `(direct: ${total(direct16).toFixed(2)} for two) at ${ms(perRequest(fast), 0)} ms of CPU per request in all ` +
+        `(direct: ${ms(perRequest(direct16), 0)} ms; the gateway's share ${ms(cpuPerRequest(fast, "gateway"), 0)} ms, ` +
+        `its database ${dbPerRun(fast)}): ${fast.result.rps.toFixed(0)} req/s against ${direct16.result.rps.toFixed(0)}. ` +
+        `The ratio holds only while the cores have room for the gateway's share: on a busy machine it tends ` +
+        `to direct CPU / total CPU per request (${(perRequest(direct16) / perRequest(fast)).toFixed(2)} here).\n`,
+    );
+  }
 }

@@ -2,14 +2,17 @@ import { cpus } from "node:os";
 import { benchFortune } from "./fortune.ts";
 import { benchGateway } from "./gateway.ts";
 import { benchHttpStack } from "./http-stack.ts";
+import { benchPublisher } from "./publisher.ts";
 
 /**
  * `npm run bench`: every benchmark of the platform, each against a baseline measured
- * in the same run. `BENCH_ONLY=http`, `fortune` or `gateway` runs one section;
- * `BENCH_SECONDS` shortens or lengthens the timed phases.
+ * in the same run. `BENCH_ONLY=http`, `fortune`, `gateway` or `publisher` runs one section;
+ * `BENCH_SECONDS` shortens or lengthens the timed phases; `BENCH_UPLOAD_MB` (512), `BENCH_TARGETS`
+ * (10000) and `BENCH_SPREAD_SECONDS` (60) shrink the publisher's uploads and scheduled targets.
  */
 const only = process.env.BENCH_ONLY;
 process.stdout.write(`Benchmarks on ${process.version}, ${cpus().length} cores\n`);
 if (!only || only === "http") await benchHttpStack();
 if (!only || only === "fortune") await benchFortune();
 if (!only || only === "gateway") await benchGateway();
+if (!only || only === "publisher") await benchPublisher();

@@ -41,6 +41,23 @@ function slotsOfDay(day: DateTime, settings: QueueSettings): Date[] {
 }
 
 /**
+ * Every slot strictly after `now` over the horizon, in time order: the instants the queue may
+ * choose from (a few hundred at most), so the database is asked about those instants only.
+ */
+export function candidateSlots(input: { now: Date; settings: QueueSettings; horizonDays?: number }): Date[] {
+  const { now, settings } = input;
+  const horizon = input.horizonDays ?? QUEUE_HORIZON_DAYS;
+  const today = DateTime.fromJSDate(now, { zone: settings.timeZone }).startOf("day");
+  const slots: Date[] = [];
+  for (let offset = 0; offset <= horizon; offset += 1) {
+    const day = today.plus({ days: offset });
+    if (!settings.allowedDays.includes(day.weekday % 7)) continue;
+    for (const slot of slotsOfDay(day, settings)) if (slot.getTime() > now.getTime()) slots.push(slot);
+  }
+  return slots;
+}
+
+/**
  * The first slot strictly after `now` that no post in `taken` (epoch milliseconds) occupies,
  * searching local days from today (in the settings' zone) for `horizonDays`; undefined when
  * every slot of the horizon is taken. Slot times are local wall-clock times, so they keep their
@@ -52,15 +69,5 @@ export function nextFreeSlot(input: {
   taken: ReadonlySet<number>;
   horizonDays?: number;
 }): Date | undefined {
-  const { now, settings, taken } = input;
-  const horizon = input.horizonDays ?? QUEUE_HORIZON_DAYS;
-  const today = DateTime.fromJSDate(now, { zone: settings.timeZone }).startOf("day");
-  for (let offset = 0; offset <= horizon; offset += 1) {
-    const day = today.plus({ days: offset });
-    if (!settings.allowedDays.includes(day.weekday % 7)) continue;
-    for (const slot of slotsOfDay(day, settings)) {
-      if (slot.getTime() > now.getTime() && !taken.has(slot.getTime())) return slot;
-    }
-  }
-  return undefined;
+  return candidateSlots(input).find((slot) => !input.taken.has(slot.getTime()));
 }

@@ -23,7 +23,7 @@ export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, "sweepIntervalM
 
 /**
  * The worker loop: claims as many due targets as it has free slots, runs each on the executor,
- * and sleeps `pollIntervalMs` when nothing was due. The sweeper releases expired claims so that
+ * and sleeps `pollIntervalMs` when nothing was due or no slot was free (a finished target wakes it). The sweeper releases expired claims so that
  * a killed worker's targets are picked up again. `stop()` claims nothing more and waits for the
  * running targets.
  */
@@ -55,7 +55,8 @@ export function runWorkerPool(
     });
     for (const postId of new Set(claimed.map((target) => target.postId)))
       await refreshPostStatus(db, postId, now);
-    for (const target of claimed) void executor.run(target);
+    // A finished target frees a slot: claim again at once rather than after a whole poll interval.
+    for (const target of claimed) void executor.run(target).finally(() => wake?.());
     return claimed.length;
   }
 

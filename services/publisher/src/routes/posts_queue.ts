@@ -1,6 +1,6 @@
 import { createRoute, errorResponseSpec, jsonResponse, toIso, z } from "@app/core";
 import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
-import { nextFreeSlot, QUEUE_HORIZON_DAYS, type QueueSettings } from "../domain/queue-slots.ts";
+import { candidateSlots, QUEUE_HORIZON_DAYS, type QueueSettings } from "../domain/queue-slots.ts";
 import { PublisherError } from "../errors.ts";
 import { queueSettingsOf } from "../store/accounts.ts";
 import { insertPost, lockAccountQueue, takenSlots } from "../store/posts.ts";
@@ -23,8 +23,6 @@ const QueueResult = z
     }),
   })
   .openapi("QueueResult");
-
-const DAY_MS = 86_400_000;
 
 /** POST /api/v1/queue: a post in the next free slot of the account's (or the request's) schedule. */
 export function registerPostsQueue(app: PublisherApp, deps: RouteDeps): void {
@@ -59,9 +57,9 @@ export function registerPostsQueue(app: PublisherApp, deps: RouteDeps): void {
         timeZone: body.settings?.timezone ?? saved.timeZone,
       };
       const now = deps.clock.now();
-      const horizonEnd = new Date(now.getTime() + (QUEUE_HORIZON_DAYS + 2) * DAY_MS);
-      const taken = await takenSlots(tx, { accountId, connectionIds, from: now, to: horizonEnd });
-      const slot = nextFreeSlot({ now, settings, taken });
+      const candidates = candidateSlots({ now, settings });
+      const taken = await takenSlots(tx, { accountId, connectionIds, at: candidates });
+      const slot = candidates.find((candidate) => !taken.has(candidate.getTime()));
       if (!slot) return { settings };
       const postId = await insertPost(tx, { accountId, ...prepared, scheduledFor: slot, dueAt: slot, now });
       return { settings, slot, postId };

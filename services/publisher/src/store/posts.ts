@@ -65,18 +65,20 @@ export async function lockAccountQueue(tx: Queryable, accountId: string): Promis
 }
 
 /**
- * The instants (epoch ms) in [from, to) at which a scheduled, publishing or published post of the
- * account already targets one of `connectionIds`: the queue slots those connections have taken.
+ * Which of the instants `at` a scheduled, publishing or published post of the account already
+ * occupies for one of `connectionIds` (epoch ms): the queue slots those connections have taken.
+ * Asked for the candidate slots only, so the answer is a handful of rows however full the queue.
  */
 export async function takenSlots(
   tx: Queryable,
-  input: { accountId: string; connectionIds: readonly string[]; from: Date; to: Date },
+  input: { accountId: string; connectionIds: readonly string[]; at: readonly Date[] },
 ): Promise<Set<number>> {
+  if (input.at.length === 0) return new Set();
   const rows = await tx.query<{ at: Date }>(
     `SELECT DISTINCT scheduled_for AS at FROM publisher.posts
-     WHERE account_id = $1 AND status IN ('scheduled', 'publishing', 'published')
-       AND connection_ids && $2::text[] AND scheduled_for >= $3 AND scheduled_for < $4`,
-    [input.accountId, input.connectionIds, input.from, input.to],
+     WHERE account_id = $1 AND scheduled_for = ANY($3::timestamptz[])
+       AND status IN ('scheduled', 'publishing', 'published') AND connection_ids && $2::text[]`,
+    [input.accountId, input.connectionIds, input.at],
   );
   return new Set(rows.map((row) => row.at.getTime()));
 }
