@@ -8,9 +8,12 @@ import { PROVIDERS } from "./registry/providers.ts";
 import { createRegistry, type ToolRegistry } from "./registry/registry.ts";
 import type { GatewayDeps } from "./runner/deps.ts";
 import { AccountStore } from "./store/accounts.ts";
+import { BalanceView } from "./store/balances.ts";
 import { IdempotencyStore } from "./store/idempotency.ts";
+import { KeyCache } from "./store/key-cache.ts";
 import { RateLimiter } from "./store/rate-buckets.ts";
 import { RunStore } from "./store/runs.ts";
+import { UsageWriter } from "./store/usage-writer.ts";
 import type { UpstreamClient } from "./upstream/client.ts";
 import { createUndiciUpstreamClient } from "./upstream/undici-client.ts";
 
@@ -25,14 +28,19 @@ export type GatewayParts = {
 /** Wires the stores and capabilities into the dependencies of the app (the service and tests). */
 export function buildGatewayDeps(db: Database, logger: Logger, parts: GatewayParts): GatewayDeps {
   const clock = parts.clock ?? systemClock;
+  const accounts = new AccountStore(db);
+  const balances = new BalanceView();
   return {
     db,
     logger,
     clock,
     registry: parts.registry,
     upstream: parts.upstream,
-    accounts: new AccountStore(db),
+    accounts,
+    keys: new KeyCache(accounts, balances),
+    balances,
     runs: new RunStore(db),
+    usage: new UsageWriter(db, logger),
     idempotency: new IdempotencyStore(db, () => clock.now()),
     rateLimiter: new RateLimiter(db, perMinute(parts.runsPerMinute), clock),
     runsPerMinute: parts.runsPerMinute,
@@ -58,6 +66,12 @@ export const gatewayService: ServiceDefinition<GatewayConfig> = {
       upstream,
       runsPerMinute: config.runsPerMinute,
     });
-    return { app: createApp(deps), stop: () => upstream.close() };
+    return {
+      app: createApp(deps),
+      stop: async () => {
+        await deps.usage.flush();
+        await upstream.close();
+      },
+    };
   },
 };

@@ -135,6 +135,7 @@ describe("secrets", () => {
     expect(statuses).toContain(504);
     expect(out.seen.some((text) => text.includes("[redacted]"))).toBe(true);
 
+    for (const h of [healthy, failing, unreachable]) await h.deps.usage.flush();
     const database = await gatewayTablesAsText(db);
     expect(database).toContain(caller.accountId);
     const logs = lines.join("\n");

@@ -83,7 +83,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   "keys revoke": {
     options: ["key"],
-    help: "revokes a key by its id (key_…); runs with it get 401 from then on",
+    help: "revokes a key by its id (key_…); runs with it get 401 within a second (the gateway trusts a valid key from memory for 1 s)",
     run: async ({ db, clock, options }) => {
       const keyId = required(options, "key");
       if (!(await new AccountStore(db).revokeKey(keyId, clock.now()))) {

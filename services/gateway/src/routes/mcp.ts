@@ -1,6 +1,9 @@
 import { requestHeader } from "@app/core";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { createMcpServer } from "../mcp/server.ts";
+import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import type { Context } from "hono";
+import { callToolDirectly, createMcpServer, type McpCallContext, type McpToolName } from "../mcp/server.ts";
 import { authenticate } from "../runner/authenticate.ts";
 import type { GatewayDeps } from "../runner/deps.ts";
 import { UPSTREAM_KEY_HEADER } from "./run.ts";
@@ -11,13 +14,14 @@ export const MCP_PATH = "/mcp";
 
 /**
  * `/mcp`: the MCP server over Streamable HTTP, stateless. Every request needs the gateway key as
- * `Authorization: Bearer` (401 otherwise) and gets a fresh server and transport (a server or a
- * stateless transport cannot be shared across requests), answering JSON (no SSE stream). Without
- * sessions there is no stream to open or close, so GET and DELETE are 405.
+ * `Authorization: Bearer` (401 otherwise). Without sessions there is no stream to open or close,
+ * so GET and DELETE are 405. A `tools/call` of `inspect` or `run` is answered directly
+ * ({@link directToolsCall}); every other request gets a fresh SDK server and transport (a server
+ * or a stateless transport cannot be shared across requests), answering JSON (no SSE stream).
  */
 export function registerMcp(app: GatewayApp, deps: GatewayDeps): void {
   app.on(["GET", "POST", "DELETE"], MCP_PATH, async (c) => {
-    const caller = await authenticate(deps.accounts, requestHeader(c, "authorization"));
+    const caller = await authenticate(deps.keys, requestHeader(c, "authorization"));
     if (c.req.method !== "POST") {
       return c.json(
         {
@@ -29,19 +33,89 @@ export function registerMcp(app: GatewayApp, deps: GatewayDeps): void {
         { Allow: "POST" },
       );
     }
-    const server = createMcpServer(deps, {
-      caller,
-      headerUpstreamKey: requestHeader(c, UPSTREAM_KEY_HEADER),
-    });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
+    const context: McpCallContext = { caller, headerUpstreamKey: requestHeader(c, UPSTREAM_KEY_HEADER) };
+    if (!directlyAnswerable(c)) return answerWithSdk(deps, context, c.req.raw);
+    const text = await c.req.text();
+    let message: unknown;
     try {
-      return await transport.handleRequest(c.req.raw);
-    } finally {
-      void server.close();
+      message = JSON.parse(text);
+    } catch {
+      // The SDK answers its own parse error, from the body as it came.
+      return answerWithSdk(
+        deps,
+        context,
+        new Request(c.req.raw.url, { method: "POST", headers: c.req.raw.headers, body: text }),
+      );
     }
+    const direct = await directToolsCall(deps, context, message);
+    if (direct !== undefined) return c.body(direct, 200, { "Content-Type": "application/json" });
+    return answerWithSdk(deps, context, c.req.raw, message);
   });
+}
+
+/** One request through the SDK: a fresh server and stateless transport, JSON responses. */
+export async function answerWithSdk(
+  deps: GatewayDeps,
+  context: McpCallContext,
+  request: Request,
+  parsedBody?: unknown,
+): Promise<Response> {
+  const server = createMcpServer(deps, context);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+  } finally {
+    void server.close();
+  }
+}
+
+/**
+ * Whether the headers are ones the SDK's stateless transport accepts for a POST it then handles
+ * (the same checks, by the SDK's own functions): `Accept` lists both JSON and SSE, the body is
+ * JSON, the `MCP-Protocol-Version` (if any) is supported. Any other request goes to the SDK,
+ * which answers its 406, 415 or 400.
+ */
+function directlyAnswerable(c: Context): boolean {
+  const accept = requestHeader(c, "accept");
+  if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) return false;
+  if (!isJsonContentType(requestHeader(c, "content-type") ?? null)) return false;
+  const version = requestHeader(c, "mcp-protocol-version");
+  return version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+const PARAMS_KEYS = new Set(["name", "arguments"]);
+
+/**
+ * The JSON-RPC response to a single `tools/call` request of `inspect` or `run`, as JSON text,
+ * built as the SDK's stateless server builds it (`{result, jsonrpc, id}`), or undefined for
+ * anything else: other methods, batches, notifications, `_meta` or task parameters, an unknown
+ * tool, arguments that do not validate. Those go to the SDK, unchanged. It spares the request a
+ * server, a transport and the SDK's schema passes over the message and the result, and splices
+ * the run's envelope (and its upstream's output) instead of serialising it twice.
+ */
+export async function directToolsCall(
+  deps: GatewayDeps,
+  context: McpCallContext,
+  message: unknown,
+): Promise<string | undefined> {
+  if (!isPlainObject(message) || message.jsonrpc !== "2.0" || message.method !== "tools/call")
+    return undefined;
+  const { id, params } = message;
+  if (!(typeof id === "string" || Number.isSafeInteger(id))) return undefined;
+  if (!Object.keys(message).every((key) => REQUEST_KEYS.has(key))) return undefined;
+  if (!isPlainObject(params) || !Object.keys(params).every((key) => PARAMS_KEYS.has(key))) return undefined;
+  const { name, arguments: args } = params;
+  if (name !== "inspect" && name !== "run") return undefined;
+  if (args !== undefined && !isPlainObject(args)) return undefined;
+  const result = await callToolDirectly(deps, context, name as McpToolName, args);
+  if (result === undefined) return undefined;
+  return `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }

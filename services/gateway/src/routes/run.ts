@@ -1,7 +1,8 @@
 import { createRoute, errorResponseSpec, jsonResponse, requestHeader } from "@app/core";
+import type { Context } from "hono";
 import type { GatewayDeps } from "../runner/deps.ts";
 import { runIdempotently } from "../runner/idempotent-run.ts";
-import { type RunRequest, runTool } from "../runner/run-tool.ts";
+import { type RunAnswer, type RunRequest, runTool } from "../runner/run-tool.ts";
 import { RunBodySchema, RunEnvelopeSchema } from "./schemas.ts";
 import {
   COMMON_RESPONSES,
@@ -14,6 +15,14 @@ import {
 
 /** The header that carries the caller's upstream key (preferred to the body's `upstreamKey`). */
 export const UPSTREAM_KEY_HEADER = "x-upstream-key";
+
+/**
+ * The 200 of a run: its envelope's JSON text as it was built (the upstream's output spliced in,
+ * not serialised again); the route's schema documents it.
+ */
+function envelopeResponse(c: Context, answer: RunAnswer): never {
+  return c.body(answer.json, 200, { "Content-Type": "application/json" }) as never;
+}
 
 /** POST /v1/run: runs a registered tool on the caller's behalf and answers the run envelope. */
 export function registerRun(app: GatewayApp, deps: GatewayDeps): void {
@@ -48,9 +57,10 @@ export function registerRun(app: GatewayApp, deps: GatewayDeps): void {
       const execute = () => runTool(deps, caller, request, upstreamKey);
       c.header("Cache-Control", "no-store");
       const idempotencyKey = requestHeader(c, "idempotency-key");
-      if (idempotencyKey === undefined) return c.json(await execute(), 200);
+      if (idempotencyKey === undefined) return envelopeResponse(c, await execute());
       const answer = await runIdempotently(deps, caller, idempotencyKey, request, execute);
-      if (answer.replayed) c.header("Idempotent-Replayed", "true");
+      if (!answer.replayed) return envelopeResponse(c, answer.answer);
+      c.header("Idempotent-Replayed", "true");
       return c.json(answer.envelope, 200);
     },
     invalidInputHook,

@@ -27,7 +27,7 @@ const callers = new WeakMap<Request, Caller>();
  */
 export function gatewayKeyGuard(deps: GatewayDeps): Middleware {
   return async (c, next) => {
-    callers.set(c.req.raw, await authenticate(deps.accounts, requestHeader(c, "authorization")));
+    callers.set(c.req.raw, await authenticate(deps.keys, requestHeader(c, "authorization")));
     await next();
   };
 }

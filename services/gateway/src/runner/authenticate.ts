@@ -1,5 +1,6 @@
 import { GatewayError } from "../errors.ts";
-import type { AccountStore, Caller } from "../store/accounts.ts";
+import type { Caller } from "../store/accounts.ts";
+import type { KeyCache } from "../store/key-cache.ts";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -7,10 +8,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 export const BEARER_CHALLENGE = { "WWW-Authenticate": 'Bearer realm="gateway"' };
 
 /** The caller whose gateway key an `Authorization: Bearer <key>` header carries; 401 otherwise. */
-export async function authenticate(
-  accounts: AccountStore,
-  authorization: string | undefined,
-): Promise<Caller> {
+export async function authenticate(keys: KeyCache, authorization: string | undefined): Promise<Caller> {
   const key = authorization ? BEARER.exec(authorization)?.[1] : undefined;
   if (!key) {
     throw new GatewayError(
@@ -20,7 +18,7 @@ export async function authenticate(
       BEARER_CHALLENGE,
     );
   }
-  const caller = await accounts.authenticate(key);
+  const caller = await keys.authenticate(key);
   if (!caller) {
     throw new GatewayError(
       "UNAUTHORIZED",

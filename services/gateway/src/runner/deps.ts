@@ -2,9 +2,12 @@ import type { Clock, Logger } from "@app/core";
 import type { Database } from "@app/db";
 import type { ToolRegistry } from "../registry/registry.ts";
 import type { AccountStore } from "../store/accounts.ts";
+import type { BalanceView } from "../store/balances.ts";
 import type { IdempotencyStore } from "../store/idempotency.ts";
+import type { KeyCache } from "../store/key-cache.ts";
 import type { RateLimiter } from "../store/rate-buckets.ts";
 import type { RunStore } from "../store/runs.ts";
+import type { UsageWriter } from "../store/usage-writer.ts";
 import type { UpstreamClient } from "../upstream/client.ts";
 
 /** Everything a run or an inspect is made of; built once in `service.ts` (or a test). */
@@ -15,7 +18,13 @@ export type GatewayDeps = {
   registry: ToolRegistry;
   upstream: UpstreamClient;
   accounts: AccountStore;
+  /** Gateway keys found valid lately (revocations honoured at once here, within 1 s elsewhere). */
+  keys: KeyCache;
+  /** Balances as this instance last saw them (shown by free runs). */
+  balances: BalanceView;
   runs: RunStore;
+  /** Writes free runs' usage records and ledger rows just after they answer, in batches. */
+  usage: UsageWriter;
   idempotency: IdempotencyStore;
   rateLimiter: RateLimiter;
   /** The per-key limit, for the 429 message. */

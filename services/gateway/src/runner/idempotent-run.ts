@@ -3,10 +3,12 @@ import { runFingerprint } from "../domain/fingerprint.ts";
 import { GatewayError } from "../errors.ts";
 import type { Caller } from "../store/accounts.ts";
 import type { GatewayDeps } from "./deps.ts";
-import type { RunEnvelope, RunRequest } from "./run-tool.ts";
+import type { RunAnswer, RunEnvelope, RunRequest } from "./run-tool.ts";
 
-/** The answer of a run under an `Idempotency-Key`: fresh, or the stored one replayed. */
-export type IdempotentAnswer = { envelope: RunEnvelope; replayed: boolean };
+/** The answer of a run under an `Idempotency-Key`: fresh (with its JSON text), or the stored one replayed. */
+export type IdempotentAnswer =
+  | { replayed: false; answer: RunAnswer }
+  | { replayed: true; envelope: RunEnvelope };
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -22,7 +24,7 @@ export async function runIdempotently(
   caller: Caller,
   idempotencyKey: string,
   request: RunRequest,
-  execute: () => Promise<RunEnvelope>,
+  execute: () => Promise<RunAnswer>,
 ): Promise<IdempotentAnswer> {
   if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
     throw new GatewayError("INVALID_INPUT", "The Idempotency-Key header is not valid.", {
@@ -47,13 +49,13 @@ export async function runIdempotently(
     );
   }
   if (begin.kind === "replay") return { envelope: begin.answer.body as RunEnvelope, replayed: true };
-  let envelope: RunEnvelope;
+  let answer: RunAnswer;
   try {
-    envelope = await execute();
+    answer = await execute();
   } catch (error) {
     await deps.idempotency.release(caller.accountId, idempotencyKey);
     throw error;
   }
-  await deps.idempotency.complete(caller.accountId, idempotencyKey, { status: 200, body: envelope });
-  return { envelope, replayed: false };
+  await deps.idempotency.complete(caller.accountId, idempotencyKey, { status: 200, bodyJson: answer.json });
+  return { answer, replayed: false };
 }

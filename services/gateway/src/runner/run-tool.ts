@@ -1,11 +1,11 @@
 import { newId, type ValidationIssue } from "@app/core";
 import { type UsdAmount, usd } from "../domain/money.ts";
-import { decodeOutput } from "../domain/output.ts";
+import { OutputJson, outputJson } from "../domain/output.ts";
 import { prepareToolInput, upstreamUrl } from "../domain/tool-input.ts";
 import { GatewayError } from "../errors.ts";
 import type { RegisteredTool } from "../registry/types.ts";
 import type { Caller } from "../store/accounts.ts";
-import type { NewRun, RunOutcome } from "../store/runs.ts";
+import { balanceOf, type NewRun, type RunOutcome } from "../store/runs.ts";
 import { UpstreamFailure, type UpstreamFailureKind } from "../upstream/client.ts";
 import type { GatewayDeps } from "./deps.ts";
 import { findTool } from "./find-tool.ts";
@@ -77,19 +77,28 @@ function upstreamKeyFor(tool: RegisteredTool, upstreamKey: string | undefined): 
   return upstreamKey;
 }
 
+/** A run's answer: the envelope, and the same envelope as JSON text with the output spliced in. */
+export type RunAnswer = { envelope: RunEnvelope; json: string };
+
 /**
  * Runs one registered tool for a caller: finds it (404), validates its input (400), takes a token
  * from the key's bucket (429), charges its price without ever going below zero (402), calls only
  * the registered upstream with the caller's upstream key in the upstream's own header, records the
  * run, and answers the envelope. An unreachable, slow or oversize upstream is a 502/504 and the
  * price goes back. The upstream key is used for this one call: never stored, logged or returned.
+ *
+ * A priced run is charged and recorded before its upstream call and finished before it answers
+ * (one statement each). A free run touches the database only for what it must decide (the rate
+ * limit's lease, when it needs a new one): its usage record and ledger row of 0 are written just
+ * after it answers, in a batch (`UsageWriter`), and its envelope shows the balance this
+ * instance last saw (`BalanceView`).
  */
 export async function runTool(
   deps: GatewayDeps,
   caller: Caller,
   request: RunRequest,
   upstreamKey: string | undefined,
-): Promise<RunEnvelope> {
+): Promise<RunAnswer> {
   const tool = findTool(deps.registry, request);
   const prepared = prepareToolInput(tool, request.input);
   if (!prepared.ok) throw invalidInput(prepared.issues);
@@ -115,18 +124,44 @@ export async function runTool(
     method: tool.method,
     costMicro: tool.priceMicro,
   };
-  const started = await deps.runs.start(run);
-  if (started.kind === "insufficient") {
-    throw new GatewayError("INSUFFICIENT_BALANCE", "This tool costs more than the account's balance.", {
-      price: usd(tool.priceMicro),
-      balance: usd(started.balanceMicro),
-    });
+  const free = run.costMicro === 0n;
+  const startedAt = deps.clock.now();
+  if (!free) {
+    const started = await deps.runs.start(run);
+    deps.balances.observe(run.accountId, started.balanceMicro);
+    if (started.kind === "insufficient") {
+      throw new GatewayError("INSUFFICIENT_BALANCE", "This tool costs more than the account's balance.", {
+        price: usd(tool.priceMicro),
+        balance: usd(started.balanceMicro),
+      });
+    }
   }
+  const finish = async (
+    outcome: RunOutcome,
+    upstreamStatus: number | null,
+    durationMs: number,
+    refund: boolean,
+  ) => {
+    if (!free) {
+      const balance = await deps.runs.finish(run, { outcome, upstreamStatus, durationMs, refund });
+      deps.balances.observe(run.accountId, balance);
+      return balance;
+    }
+    deps.usage.record({
+      ...run,
+      outcome,
+      upstreamStatus,
+      durationMs,
+      startedAt,
+      finishedAt: deps.clock.now(),
+    });
+    return deps.balances.get(run.accountId) ?? (await balanceOf(deps.db, run.accountId));
+  };
 
   const headers: Record<string, string> = { accept: "application/json", "user-agent": USER_AGENT };
   if (key !== undefined && tool.provider.upstreamKeyHeader) headers[tool.provider.upstreamKeyHeader] = key;
-  const startedAt = performance.now();
-  const elapsed = () => Math.round(performance.now() - startedAt);
+  const callStartedAt = performance.now();
+  const elapsed = () => Math.round(performance.now() - callStartedAt);
   let response: Awaited<ReturnType<typeof deps.upstream.send>>;
   try {
     response = await deps.upstream.send({ url, method: tool.method, headers });
@@ -134,7 +169,7 @@ export async function runTool(
     if (!(error instanceof UpstreamFailure)) throw error;
     const failure = FAILURES[error.kind];
     const durationMs = elapsed();
-    await deps.runs.finish(run, { outcome: failure.outcome, upstreamStatus: null, durationMs, refund: true });
+    await finish(failure.outcome, null, durationMs, true);
     deps.logger.warn(
       {
         runId: run.id,
@@ -150,13 +185,8 @@ export async function runTool(
   }
   const durationMs = elapsed();
   const refund = response.status >= 500;
-  const balance = await deps.runs.finish(run, {
-    outcome: "completed",
-    upstreamStatus: response.status,
-    durationMs,
-    refund,
-  });
-  return {
+  const balance = await finish("completed", response.status, durationMs, refund);
+  const envelope: RunEnvelope = {
     runId: run.id,
     provider: run.provider,
     endpoint: run.endpoint,
@@ -164,9 +194,31 @@ export async function runTool(
     upstream: response.retryAfter
       ? { status: response.status, retryAfter: response.retryAfter }
       : { status: response.status },
-    output: decodeOutput(response.body, response.contentType, key),
+    output: outputJson(response.body, response.contentType, key),
     cost: usd(refund ? 0n : run.costMicro),
     balance: usd(balance),
     durationMs,
   };
+  return { envelope, json: envelopeJson(envelope) };
+}
+
+/**
+ * The envelope as JSON text, field by field in the envelope's order, its output spliced in as
+ * the checked JSON text it is ({@link OutputJson}) rather than serialised again.
+ */
+export function envelopeJson(envelope: RunEnvelope): string {
+  const output =
+    envelope.output instanceof OutputJson ? envelope.output.text : JSON.stringify(envelope.output);
+  return (
+    `{"runId":${JSON.stringify(envelope.runId)},"provider":${JSON.stringify(envelope.provider)},` +
+    `"endpoint":${JSON.stringify(envelope.endpoint)},"method":${JSON.stringify(envelope.method)},` +
+    `"upstream":${JSON.stringify(envelope.upstream)},"output":${output ?? "null"},` +
+    `"cost":${JSON.stringify(envelope.cost)},"balance":${JSON.stringify(envelope.balance)},` +
+    `"durationMs":${JSON.stringify(envelope.durationMs)}}`
+  );
+}
+
+/** The envelope with its output as a plain value, for what needs objects (the MCP SDK's path). */
+export function plainEnvelope(envelope: RunEnvelope): RunEnvelope {
+  return envelope.output instanceof OutputJson ? { ...envelope, output: envelope.output.value() } : envelope;
 }

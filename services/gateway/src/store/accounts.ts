@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { newId, newSecret } from "@app/core";
 import type { Queryable } from "@app/db";
+import { noteRevocation } from "./revocations.ts";
 
 /** The prefix of every gateway key, so a leaked one is recognisable (and secret scanners can match it). */
 export const GATEWAY_KEY_PREFIX = "gwk";
@@ -84,22 +85,26 @@ export class AccountStore {
     return { id, accountId, label, key };
   }
 
-  /** Revokes a key; false when there is no such active key. */
+  /** Revokes a key; false when there is no such active key. Key caches of this process forget at once. */
   async revokeKey(keyId: string, at: Date): Promise<boolean> {
+    noteRevocation();
     const rows = await this.db.query(
       "UPDATE gateway.api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING 1",
       [keyId, at],
     );
+    noteRevocation();
     return rows.length > 0;
   }
 
-  /** Revokes every active key of an account bearing `label`; how many. */
+  /** Revokes every active key of an account bearing `label`; how many. Key caches forget at once. */
   async revokeLabelled(accountId: string, label: string, at: Date): Promise<number> {
+    noteRevocation();
     const rows = await this.db.query(
       `UPDATE gateway.api_keys SET revoked_at = $3
        WHERE account_id = $1 AND label = $2 AND revoked_at IS NULL RETURNING 1`,
       [accountId, label, at],
     );
+    noteRevocation();
     return rows.length;
   }
 
@@ -111,14 +116,22 @@ export class AccountStore {
     );
   }
 
-  /** The caller of a key that exists and is not revoked. */
+  /** The caller of a key that exists and is not revoked (uncached; the gateway uses `KeyCache`). */
   async authenticate(key: string): Promise<Caller | undefined> {
     if (key.length > MAX_KEY_LENGTH) return undefined;
-    const [caller] = await this.db.query<Caller>(
-      `SELECT account_id AS "accountId", id AS "keyId" FROM gateway.api_keys
-       WHERE key_hash = $1 AND revoked_at IS NULL`,
-      [hashKey(key)],
+    return (await this.lookupHash(hashKey(key)))?.caller;
+  }
+
+  /** The caller of an active key by its hash, and its account's balance, in one statement. */
+  async lookupHash(keyHash: string): Promise<{ caller: Caller; balanceMicro: bigint } | undefined> {
+    const [row] = await this.db.query<{ accountId: string; keyId: string; balance: string }>(
+      `SELECT k.account_id AS "accountId", k.id AS "keyId", a.balance_micro::text AS balance
+       FROM gateway.api_keys k JOIN gateway.accounts a ON a.id = k.account_id
+       WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+      [keyHash],
     );
-    return caller;
+    return row
+      ? { caller: { accountId: row.accountId, keyId: row.keyId }, balanceMicro: BigInt(row.balance) }
+      : undefined;
   }
 }

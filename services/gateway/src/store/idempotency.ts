@@ -61,12 +61,16 @@ export class IdempotencyStore {
     return { kind: "in_progress" };
   }
 
-  /** Keeps the answer of a request that ran. */
-  async complete(accountId: string, key: string, answer: StoredAnswer): Promise<void> {
+  /** Keeps the answer of a request that ran (its body as the JSON text that was answered). */
+  async complete(
+    accountId: string,
+    key: string,
+    answer: { status: number; bodyJson: string },
+  ): Promise<void> {
     await this.db.query(
-      `UPDATE gateway.idempotent_runs SET state = 'done', status = $3, body = $4
+      `UPDATE gateway.idempotent_runs SET state = 'done', status = $3, body = $4::jsonb
        WHERE account_id = $1 AND idempotency_key = $2 AND state = 'pending'`,
-      [accountId, key, answer.status, JSON.stringify(answer.body)],
+      [accountId, key, answer.status, answer.bodyJson],
     );
   }
 

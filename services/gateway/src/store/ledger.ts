@@ -1,4 +1,5 @@
 import type { Database, Queryable } from "@app/db";
+import { noteBalanceChange } from "./balances.ts";
 
 /** One ledger row, for `usage` and tests. */
 export type LedgerEntry = {
@@ -32,6 +33,7 @@ export async function addToBalance(
     [entry.accountId, entry.amountMicro.toString()],
   );
   if (!row) return undefined;
+  noteBalanceChange();
   await tx.query(
     `INSERT INTO gateway.ledger (account_id, kind, amount_micro, balance_after_micro, run_id, note)
      VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -45,24 +47,6 @@ export async function addToBalance(
     ],
   );
   return BigInt(row.balance_micro);
-}
-
-/**
- * Takes `costMicro` from an account only if the balance covers it, in one conditional UPDATE,
- * so concurrent debits can never take a balance below zero. The new balance, or undefined when
- * the balance is short.
- */
-export async function debitIfCovered(
-  tx: Queryable,
-  accountId: string,
-  costMicro: bigint,
-): Promise<bigint | undefined> {
-  const [row] = await tx.query<{ balance_micro: string }>(
-    `UPDATE gateway.accounts SET balance_micro = balance_micro - $2 WHERE id = $1 AND balance_micro >= $2
-     RETURNING balance_micro::text AS balance_micro`,
-    [accountId, costMicro.toString()],
-  );
-  return row ? BigInt(row.balance_micro) : undefined;
 }
 
 /** Credits an account (operator top-up): one transaction, one ledger row. */

@@ -1,5 +1,5 @@
 import type { Database, Queryable } from "@app/db";
-import { addToBalance, debitIfCovered } from "./ledger.ts";
+import { noteBalanceChange } from "./balances.ts";
 
 /** How a run ended, as the usage record keeps it. */
 export type RunOutcome =
@@ -36,59 +36,75 @@ export type RunRecord = {
   createdAt: Date;
 };
 
-/** Usage records and the money they move. */
+/** Usage records and the money they move (priced runs; free runs go through `UsageWriter`). */
 export class RunStore {
   constructor(private readonly db: Database) {}
 
   /**
-   * Charges the run's price (a conditional debit: never below zero) and writes its usage record
-   * and ledger row, in one transaction. A free run writes a ledger row of 0 and needs no balance.
+   * Charges a priced run (a conditional debit: never below zero) and writes its usage record and
+   * ledger row, in one statement (atomic on its own, one round trip). A free run needs no charge
+   * and no balance: it is recorded once finished, by the `UsageWriter`.
    */
-  start(run: NewRun): Promise<StartedRun> {
-    return this.db.transaction(async (tx) => {
-      const balance = await debitIfCovered(tx, run.accountId, run.costMicro);
-      if (balance === undefined)
-        return { kind: "insufficient", balanceMicro: await balanceOf(tx, run.accountId) };
-      await tx.query(
-        `INSERT INTO gateway.runs (id, account_id, key_id, provider, endpoint, method, cost_micro)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [run.id, run.accountId, run.keyId, run.provider, run.endpoint, run.method, run.costMicro.toString()],
-      );
-      await tx.query(
-        `INSERT INTO gateway.ledger (account_id, kind, amount_micro, balance_after_micro, run_id)
-         VALUES ($1, 'run', $2, $3, $4)`,
-        [run.accountId, (-run.costMicro).toString(), balance.toString(), run.id],
-      );
-      return { kind: "started", balanceMicro: balance };
-    });
+  async start(run: NewRun): Promise<StartedRun> {
+    const [row] = await this.db.query<{ debited: string | null; current: string | null }>(
+      `WITH debit AS (
+         UPDATE gateway.accounts SET balance_micro = balance_micro - $7::bigint
+         WHERE id = $2 AND balance_micro >= $7::bigint
+         RETURNING balance_micro
+       ), started AS (
+         INSERT INTO gateway.runs (id, account_id, key_id, provider, endpoint, method, cost_micro)
+         SELECT $1, $2, $3, $4, $5, $6, $7::bigint FROM debit
+         RETURNING id
+       ), entry AS (
+         INSERT INTO gateway.ledger (account_id, kind, amount_micro, balance_after_micro, run_id)
+         SELECT $2, 'run', -($7::bigint), debit.balance_micro, started.id FROM debit, started
+       )
+       SELECT (SELECT balance_micro::text FROM debit) AS debited,
+              (SELECT balance_micro::text FROM gateway.accounts WHERE id = $2) AS current`,
+      [run.id, run.accountId, run.keyId, run.provider, run.endpoint, run.method, run.costMicro.toString()],
+    );
+    if (row?.debited != null) {
+      noteBalanceChange();
+      return { kind: "started", balanceMicro: BigInt(row.debited) };
+    }
+    return { kind: "insufficient", balanceMicro: BigInt(row?.current ?? "0") };
   }
 
   /**
-   * Records how the run ended. With `refund`, its price goes back to the account (a `refund` ledger
-   * row; nothing for a free run). Returns the balance after.
+   * Records how a priced run ended, in one statement. With `refund`, its price goes back to the
+   * account (a `refund` ledger row). Returns the balance after.
    */
-  finish(
+  async finish(
     run: NewRun,
     result: { outcome: RunOutcome; upstreamStatus: number | null; durationMs: number; refund: boolean },
   ): Promise<bigint> {
-    return this.db.transaction(async (tx) => {
-      await tx.query(
-        `UPDATE gateway.runs SET outcome = $2, upstream_status = $3, duration_ms = $4, finished_at = now()
-         WHERE id = $1`,
-        [run.id, result.outcome, result.upstreamStatus, result.durationMs],
-      );
-      if (result.refund && run.costMicro > 0n) {
-        const balance = await addToBalance(tx, {
-          accountId: run.accountId,
-          amountMicro: run.costMicro,
-          kind: "refund",
-          runId: run.id,
-          note: result.outcome,
-        });
-        if (balance !== undefined) return balance;
-      }
-      return balanceOf(tx, run.accountId);
-    });
+    const refund = result.refund && run.costMicro > 0n;
+    const [row] = await this.db.query<{ balance: string | null }>(
+      `WITH finished AS (
+         UPDATE gateway.runs SET outcome = $2, upstream_status = $3, duration_ms = $4, finished_at = now()
+         WHERE id = $1
+       ), refund AS (
+         UPDATE gateway.accounts SET balance_micro = balance_micro + $6::bigint
+         WHERE id = $5 AND $7::boolean
+         RETURNING balance_micro
+       ), entry AS (
+         INSERT INTO gateway.ledger (account_id, kind, amount_micro, balance_after_micro, run_id, note)
+         SELECT $5, 'refund', $6::bigint, refund.balance_micro, $1, $2 FROM refund
+       )
+       SELECT COALESCE((SELECT balance_micro FROM refund),
+                       (SELECT balance_micro FROM gateway.accounts WHERE id = $5))::text AS balance`,
+      [
+        run.id,
+        result.outcome,
+        result.upstreamStatus,
+        result.durationMs,
+        run.accountId,
+        run.costMicro.toString(),
+        refund,
+      ],
+    );
+    if (refund) noteBalanceChange();
+    return BigInt(row?.balance ?? "0");
   }
 
   /** An account's latest runs, newest first. */

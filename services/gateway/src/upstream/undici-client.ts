@@ -39,6 +39,21 @@ function discard(body: Dispatcher.ResponseData["body"]): void {
   body.destroy();
 }
 
+/** A body of unannounced length, read while it streams and refused past `maxBytes`. */
+async function readCapped(body: Dispatcher.ResponseData["body"], maxBytes: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      discard(body);
+      throw new UpstreamFailure("too_large", "body");
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
 /**
  * The real upstream client: undici with a keep-alive pool, a connect timeout, a total deadline
  * (connect + headers + body), a response-size cap enforced while the body streams (and from
@@ -67,16 +82,10 @@ export function createUndiciUpstreamClient(limits: UpstreamLimits): UpstreamClie
           discard(response.body);
           throw new UpstreamFailure("too_large", "content-length");
         }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of response.body as AsyncIterable<Buffer>) {
-          size += chunk.length;
-          if (size > limits.maxResponseBytes) {
-            discard(response.body);
-            throw new UpstreamFailure("too_large", "body");
-          }
-          chunks.push(chunk);
-        }
+        const body = Number.isSafeInteger(declared)
+          ? // Announced and within the cap: undici fails a body that runs past its Content-Length.
+            await response.body.bytes()
+          : await readCapped(response.body, limits.maxResponseBytes);
         const header = (name: string) => {
           const value = response.headers[name];
           return Array.isArray(value) ? value.join(", ") : value;
@@ -85,7 +94,7 @@ export function createUndiciUpstreamClient(limits: UpstreamLimits): UpstreamClie
           status: response.statusCode,
           contentType: header("content-type"),
           retryAfter: header("retry-after"),
-          body: Buffer.concat(chunks),
+          body,
         };
       } catch (error) {
         throw toFailure(error, signal);

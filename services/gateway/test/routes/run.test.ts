@@ -246,6 +246,8 @@ describe("POST /v1/run", () => {
       const h = harness(db);
       const caller = await openAccount(db);
       const body = await json(await run(h, caller.key, availability(), { "x-upstream-key": SHOP_KEY }));
+      // A free run's rows are written just after it answers, with the next batch (at most 100 ms).
+      await h.deps.usage.flush();
       const [record] = await db.query<{ outcome: string; upstream_status: number; provider: string }>(
         "SELECT outcome, upstream_status, provider FROM gateway.runs WHERE id = $1",
         [body.runId],

@@ -48,7 +48,14 @@ export function gatewayHarness(db: Database, options: HarnessOptions = {}): Harn
     runsPerMinute: options.runsPerMinute ?? 300,
     clock: options.clock,
   });
-  return { app: createApp(deps), deps, close: () => upstream.close() };
+  return {
+    app: createApp(deps),
+    deps,
+    async close() {
+      await deps.usage.flush();
+      await upstream.close();
+    },
+  };
 }
 
 export type TestAccount = { accountId: string; keyId: string; key: string };
