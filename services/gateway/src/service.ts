@@ -9,7 +9,7 @@ import { createRegistry, type ToolRegistry } from "./registry/registry.ts";
 import type { GatewayDeps } from "./runner/deps.ts";
 import { AccountStore } from "./store/accounts.ts";
 import { BalanceView } from "./store/balances.ts";
-import { IdempotencyStore } from "./store/idempotency.ts";
+import { DEFAULT_PENDING_LEASE_MS, IdempotencyStore, PENDING_LEASE_MARGIN_MS } from "./store/idempotency.ts";
 import { KeyCache } from "./store/key-cache.ts";
 import { RateLimiter } from "./store/rate-buckets.ts";
 import { RunStore } from "./store/runs.ts";
@@ -23,6 +23,8 @@ export type GatewayParts = {
   upstream: UpstreamClient;
   runsPerMinute: number;
   clock?: Clock;
+  /** The upstream's total deadline: a pending Idempotency-Key is leased for it plus a margin. */
+  upstreamTimeoutMs?: number;
 };
 
 /** Wires the stores and capabilities into the dependencies of the app (the service and tests). */
@@ -41,7 +43,13 @@ export function buildGatewayDeps(db: Database, logger: Logger, parts: GatewayPar
     balances,
     runs: new RunStore(db),
     usage: new UsageWriter(db, logger),
-    idempotency: new IdempotencyStore(db, () => clock.now()),
+    idempotency: new IdempotencyStore(
+      db,
+      () => clock.now(),
+      parts.upstreamTimeoutMs === undefined
+        ? DEFAULT_PENDING_LEASE_MS
+        : parts.upstreamTimeoutMs + PENDING_LEASE_MARGIN_MS,
+    ),
     rateLimiter: new RateLimiter(db, perMinute(parts.runsPerMinute), clock),
     runsPerMinute: parts.runsPerMinute,
   };
@@ -65,6 +73,7 @@ export const gatewayService: ServiceDefinition<GatewayConfig> = {
       registry: configuredRegistry(config),
       upstream,
       runsPerMinute: config.runsPerMinute,
+      upstreamTimeoutMs: config.upstreamLimits.timeoutMs,
     });
     return {
       app: createApp(deps),

@@ -29,7 +29,7 @@ function queryValue(value: unknown): string | undefined {
 /**
  * Checks a run's `input` against the tool's schemas and builds the upstream path and query:
  * unknown parameter names are refused, defaults applied, path parameters checked and encoded
- * ({@link renderPath}). Issues carry dotted paths from the run body (`input.queryParams.days`).
+ * ({@link renderPath}), query values that are not well-formed text (a lone surrogate) refused. Issues carry dotted paths from the run body (`input.queryParams.days`).
  */
 export function prepareToolInput(tool: RegisteredTool, input: unknown): PreparedInput {
   const shape = RunInputSchema.safeParse(input ?? {});
@@ -49,10 +49,21 @@ export function prepareToolInput(tool: RegisteredTool, input: unknown): Prepared
   const rendered = renderPath(tool.endpoint, pathValues, "input.pathParams");
   if (!rendered.ok) return { ok: false, issues: rendered.issues };
   const search = new URLSearchParams();
+  const queryIssues: ValidationIssue[] = [];
   for (const [name, value] of Object.entries(query.data)) {
     const text = queryValue(value);
-    if (text !== undefined) search.set(name, text);
+    if (text === undefined) continue;
+    // URLSearchParams would turn a lone surrogate into U+FFFD without a word: refuse it instead.
+    if (!text.isWellFormed()) {
+      queryIssues.push({
+        path: `input.queryParams.${name}`,
+        message: "must be well-formed text (no lone surrogates)",
+      });
+      continue;
+    }
+    search.set(name, text);
   }
+  if (queryIssues.length > 0) return { ok: false, issues: queryIssues };
   return { ok: true, call: { path: rendered.path, query: search } };
 }
 

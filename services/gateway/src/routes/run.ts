@@ -2,7 +2,7 @@ import { createRoute, errorResponseSpec, jsonResponse, requestHeader } from "@ap
 import type { Context } from "hono";
 import type { GatewayDeps } from "../runner/deps.ts";
 import { runIdempotently } from "../runner/idempotent-run.ts";
-import { type RunAnswer, type RunRequest, runTool } from "../runner/run-tool.ts";
+import { type RunAnswer, type RunProgress, type RunRequest, runTool } from "../runner/run-tool.ts";
 import { RunBodySchema, RunEnvelopeSchema } from "./schemas.ts";
 import {
   COMMON_RESPONSES,
@@ -54,14 +54,16 @@ export function registerRun(app: GatewayApp, deps: GatewayDeps): void {
       const { upstreamKey: bodyKey, ...body } = c.req.valid("json");
       const upstreamKey = requestHeader(c, UPSTREAM_KEY_HEADER) ?? bodyKey;
       const request: RunRequest = body;
-      const execute = () => runTool(deps, caller, request, upstreamKey);
+      const execute = (progress?: RunProgress) => runTool(deps, caller, request, upstreamKey, progress);
       c.header("Cache-Control", "no-store");
       const idempotencyKey = requestHeader(c, "idempotency-key");
       if (idempotencyKey === undefined) return envelopeResponse(c, await execute());
       const answer = await runIdempotently(deps, caller, idempotencyKey, request, execute);
       if (!answer.replayed) return envelopeResponse(c, answer.answer);
       c.header("Idempotent-Replayed", "true");
-      return c.json(answer.envelope, 200);
+      return c.body(answer.answer.bodyJson, answer.answer.status as 200, {
+        "Content-Type": "application/json",
+      }) as never;
     },
     invalidInputHook,
   );

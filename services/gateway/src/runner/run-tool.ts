@@ -81,6 +81,14 @@ function upstreamKeyFor(tool: RegisteredTool, upstreamKey: string | undefined): 
 export type RunAnswer = { envelope: RunEnvelope; json: string };
 
 /**
+ * How far a run got, for whoever must decide what its failure means (idempotency): `charged` is
+ * set just before a priced run's charge is attempted and stays set unless the run ended refunded
+ * with a gateway error (502/504). A failure while it is set happened after the account may have
+ * been charged.
+ */
+export type RunProgress = { charged: boolean };
+
+/**
  * Runs one registered tool for a caller: finds it (404), validates its input (400), takes a token
  * from the key's bucket (429), charges its price without ever going below zero (402), calls only
  * the registered upstream with the caller's upstream key in the upstream's own header, records the
@@ -92,12 +100,17 @@ export type RunAnswer = { envelope: RunEnvelope; json: string };
  * limit's lease, when it needs a new one): its usage record and ledger row of 0 are written just
  * after it answers, in a batch (`UsageWriter`), and its envelope shows the balance this
  * instance last saw (`BalanceView`).
+ *
+ * A priced run that fails on the gateway's side after its charge (anything but a 402, 502 or 504:
+ * its finish could not be written, say) is finished as `failed` and refunded before the error goes
+ * on; `progress.charged` tells the caller the failure came after the charge.
  */
 export async function runTool(
   deps: GatewayDeps,
   caller: Caller,
   request: RunRequest,
   upstreamKey: string | undefined,
+  progress: RunProgress = { charged: false },
 ): Promise<RunAnswer> {
   const tool = findTool(deps.registry, request);
   const prepared = prepareToolInput(tool, request.input);
@@ -126,7 +139,9 @@ export async function runTool(
   };
   const free = run.costMicro === 0n;
   const startedAt = deps.clock.now();
-  if (!free) {
+  if (free) return callAndFinish(deps, tool, run, key, url, startedAt);
+  progress.charged = true;
+  try {
     const started = await deps.runs.start(run);
     deps.balances.observe(run.accountId, started.balanceMicro);
     if (started.kind === "insufficient") {
@@ -135,7 +150,52 @@ export async function runTool(
         balance: usd(started.balanceMicro),
       });
     }
+    return await callAndFinish(deps, tool, run, key, url, startedAt);
+  } catch (error) {
+    // A 402 (nothing charged) or a 502/504 (finished and refunded): the gateway's own answers.
+    if (error instanceof GatewayError) {
+      progress.charged = false;
+      throw error;
+    }
+    await refundFailed(deps, run, startedAt);
+    throw error;
   }
+}
+
+/**
+ * A charged run that failed on the gateway's side (its finish could not be written, say): it is
+ * finished as `failed` and refunded, unless its finish did reach the database after all (the
+ * finish only moves a run that is still `running`). If even that fails, the run stays `running`
+ * with its charge, and an error log names it.
+ */
+async function refundFailed(deps: GatewayDeps, run: NewRun, startedAt: Date): Promise<void> {
+  const durationMs = Math.max(0, deps.clock.now().getTime() - startedAt.getTime());
+  try {
+    const balance = await deps.runs.finish(run, {
+      outcome: "failed",
+      upstreamStatus: null,
+      durationMs,
+      refund: true,
+    });
+    deps.balances.observe(run.accountId, balance);
+  } catch (error) {
+    deps.logger.error(
+      { err: error, runId: run.id, accountId: run.accountId },
+      "a charged run failed and could not be refunded: it is left running",
+    );
+  }
+}
+
+/** Calls the upstream of a started run, finishes the run and builds its envelope. */
+async function callAndFinish(
+  deps: GatewayDeps,
+  tool: RegisteredTool,
+  run: NewRun,
+  key: string | undefined,
+  url: URL,
+  startedAt: Date,
+): Promise<RunAnswer> {
+  const free = run.costMicro === 0n;
   const finish = async (
     outcome: RunOutcome,
     upstreamStatus: number | null,

@@ -4,6 +4,7 @@ import { noteBalanceChange } from "./balances.ts";
 /** How a run ended, as the usage record keeps it. */
 export type RunOutcome =
   | "completed"
+  | "failed"
   | "upstream_unavailable"
   | "upstream_timeout"
   | "upstream_response_too_large";
@@ -72,7 +73,9 @@ export class RunStore {
 
   /**
    * Records how a priced run ended, in one statement. With `refund`, its price goes back to the
-   * account (a `refund` ledger row). Returns the balance after.
+   * account (a `refund` ledger row). Only a run still `running` is finished (and refunded), so a
+   * second finish of the same run (a refund after a finish whose answer was lost) changes nothing.
+   * Returns the balance after.
    */
   async finish(
     run: NewRun,
@@ -82,10 +85,11 @@ export class RunStore {
     const [row] = await this.db.query<{ balance: string | null }>(
       `WITH finished AS (
          UPDATE gateway.runs SET outcome = $2, upstream_status = $3, duration_ms = $4, finished_at = now()
-         WHERE id = $1
+         WHERE id = $1 AND outcome = 'running'
+         RETURNING id
        ), refund AS (
          UPDATE gateway.accounts SET balance_micro = balance_micro + $6::bigint
-         WHERE id = $5 AND $7::boolean
+         WHERE id = $5 AND $7::boolean AND EXISTS (SELECT 1 FROM finished)
          RETURNING balance_micro
        ), entry AS (
          INSERT INTO gateway.ledger (account_id, kind, amount_micro, balance_after_micro, run_id, note)
