@@ -1,3 +1,10 @@
+export {
+  type CliCommand,
+  type CliContext,
+  type CliIo,
+  type CommandLineTool,
+  commandLineTool,
+} from "./cli.ts";
 export type {
   BaseServiceConfig,
   BuiltService,
