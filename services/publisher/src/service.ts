@@ -2,7 +2,7 @@ import { createTextSealer, type Env, loadConfig } from "@app/core";
 import type { ServiceDefinition } from "@app/runtime";
 import { createApp } from "./app.ts";
 import { loadPublisherConfig, type PublisherConfig } from "./config.ts";
-import { registerConnectionRoutes } from "./connections/routes.ts";
+import { registerConnectionRoutes } from "./connections/routes/index.ts";
 import { createAdapters } from "./platforms/index.ts";
 import { createPublishing } from "./publishing/index.ts";
 import {

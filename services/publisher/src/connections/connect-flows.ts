@@ -4,7 +4,9 @@ import type { Database } from "@app/db";
 import type { Platform } from "../contracts/post.ts";
 import { PlatformError } from "../platforms/errors.ts";
 import type { Adapters } from "../platforms/index.ts";
+import { findAccount } from "../store/accounts.ts";
 import { type ConnectionSecrets, upsertConnection } from "../store/connections.ts";
+import { consumeOAuthGrant, insertOAuthGrant } from "../store/connections-oauth-grants.ts";
 import { consumeOAuthState, insertOAuthState } from "../store/connections-oauth-states.ts";
 import { ConnectionError } from "./errors.ts";
 import { newPkcePair } from "./pkce.ts";
@@ -27,6 +29,7 @@ export type ConnectFlowDeps = {
 export type ConnectionView = { id: string; platform: Platform; account_name: string; account_id: string };
 
 const STATE_TTL_MS = 10 * 60_000;
+const GRANT_TTL_MS = 10 * 60_000;
 
 export const callbackPath = (platform: OAuthPlatform) => `/oauth/${platform}/callback`;
 
@@ -56,13 +59,31 @@ export async function startConnect(
   return { authorizeUrl, expiresIn: STATE_TTL_MS / 1000 };
 }
 
-/** Finishes a connect at the callback: the state taken once, the code traded, the connection saved. */
-export async function completeConnect(
+/** What the person at the browser is asked to confirm: which channel joins which publisher account. */
+export type PendingGrant = {
+  /** One-time, random: the confirm step must present it (stored only as its hash). */
+  confirmation: string;
+  expiresIn: number;
+  platform: OAuthPlatform;
+  publisherAccount: { id: string; name: string };
+  platformAccount: { id: string; name: string };
+};
+
+/**
+ * The callback's half of a connect: the state taken once, the code traded for tokens and the
+ * platform account identified. Nothing is connected yet: the tokens wait, sealed, for
+ * {@link confirmConnect}, so a connect link forwarded to someone else shows them which publisher
+ * account their channel would join before it does.
+ */
+export async function grantConnect(
   deps: ConnectFlowDeps,
   input: { platform: OAuthPlatform; state: string; code: string },
-): Promise<ConnectionView> {
-  const now = deps.clock.now();
-  const pending = await consumeOAuthState(deps.db, { state: input.state, platform: input.platform, now });
+): Promise<PendingGrant> {
+  const pending = await consumeOAuthState(deps.db, {
+    state: input.state,
+    platform: input.platform,
+    now: deps.clock.now(),
+  });
   if (!pending)
     throw new ConnectionError(
       "OAUTH_STATE_INVALID",
@@ -81,12 +102,69 @@ export async function completeConnect(
     input.platform === "youtube"
       ? await youtubeIdentity(deps.adapters, tokens.accessToken)
       : await tiktokIdentity(deps.adapters, tokens.accessToken);
-  return save(deps, {
-    accountId: pending.accountId,
+  const account = await findAccount(deps.db, pending.accountId);
+  if (!account)
+    throw new ConnectionError("OAUTH_STATE_INVALID", "The account that started this connect is gone.");
+  const confirmation = randomBytes(32).toString("base64url");
+  const secrets: ConnectionSecrets = { ...tokens };
+  const now = deps.clock.now();
+  await insertOAuthGrant(deps.db, {
+    confirmation,
+    accountId: account.id,
     platform: input.platform,
-    ...identity,
-    secrets: { ...tokens },
+    platformAccountId: identity.platformAccountId,
+    accountName: identity.accountName,
+    sealedSecrets: deps.sealer.seal(JSON.stringify(secrets), "oauth-grant"),
+    expiresAt: new Date(now.getTime() + GRANT_TTL_MS),
+    now,
   });
+  return {
+    confirmation,
+    expiresIn: GRANT_TTL_MS / 1000,
+    platform: input.platform,
+    publisherAccount: { id: account.id, name: account.name },
+    platformAccount: { id: identity.platformAccountId, name: identity.accountName },
+  };
+}
+
+/** The confirm step: the grant taken once and the connection saved to the account that started it. */
+export async function confirmConnect(
+  deps: ConnectFlowDeps,
+  input: { platform: OAuthPlatform; confirmation: string },
+): Promise<ConnectionView> {
+  const grant = await consumeOAuthGrant(deps.db, { ...input, now: deps.clock.now() });
+  if (!grant)
+    throw new ConnectionError(
+      "OAUTH_STATE_INVALID",
+      "The confirmation is unknown, used or expired; start the connect again.",
+    );
+  return save(deps, {
+    accountId: grant.accountId,
+    platform: grant.platform,
+    accountName: grant.accountName,
+    platformAccountId: grant.platformAccountId,
+    secrets: JSON.parse(deps.sealer.open(grant.sealedSecrets, "oauth-grant")) as ConnectionSecrets,
+  });
+}
+
+/** The person at the browser said no: the waiting grant is dropped (unknown ones are ignored). */
+export async function declineConnect(
+  deps: ConnectFlowDeps,
+  input: { platform: OAuthPlatform; confirmation: string },
+): Promise<void> {
+  await consumeOAuthGrant(deps.db, { ...input, now: deps.clock.now() });
+}
+
+/**
+ * Both halves at once, for a caller that is itself the account's owner (the launcher seeding its
+ * demo account, tests): no browser to ask.
+ */
+export async function completeConnect(
+  deps: ConnectFlowDeps,
+  input: { platform: OAuthPlatform; state: string; code: string },
+): Promise<ConnectionView> {
+  const grant = await grantConnect(deps, input);
+  return confirmConnect(deps, { platform: input.platform, confirmation: grant.confirmation });
 }
 
 /** Connects a Bluesky account with its handle and an app password (checked by signing in). */

@@ -2,7 +2,7 @@ import { createServiceApp, systemClock } from "@app/core";
 import { DEMO_BLUESKY, DEMO_GOOGLE, DEMO_TIKTOK } from "@app/sandbox/demo";
 import { silentLogger, test } from "@app/testkit";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { registerConnectionRoutes } from "../../src/connections/routes.ts";
+import { registerConnectionRoutes } from "../../src/connections/routes/index.ts";
 import { approveOnSandbox, sandboxAdapters } from "../../src/demo.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { type Sandbox, startSandbox, testSealer } from "../publishing-support.ts";
@@ -13,7 +13,13 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const KEYS: Record<string, string> = { "key-a": "acct_routes_a", "key-b": "acct_routes_b" };
+const KEYS: Record<string, string> = {
+  "key-a": "acct_routes_a",
+  "key-b": "acct_routes_b",
+  "key-c": "acct_routes_c",
+  "key-d": "acct_routes_d",
+  "key-e": "acct_routes_e",
+};
 
 function appFor(db: Parameters<typeof createAccount>[0]) {
   const app = createServiceApp({
@@ -53,6 +59,52 @@ const authorize = async (app: ReturnType<typeof appFor>, platform: string, key =
     authorizeUrl: string;
   };
 
+type Grant = {
+  confirmation: string;
+  confirmUrl: string;
+  publisherAccount: { id: string; name: string };
+  platformAccount: { id: string; name: string };
+};
+
+/** The callback as a program sees it: the grant's facts (JSON) and the browser-binding cookie. */
+async function callback(
+  app: ReturnType<typeof appFor>,
+  platform: string,
+  granted: { code: string; state: string },
+) {
+  const res = await app.request(`/oauth/${platform}/callback?code=${granted.code}&state=${granted.state}`);
+  const cookie = res.headers.get("set-cookie")?.split(";")[0];
+  return { res, cookie, grant: res.status === 200 ? ((await res.clone().json()) as Grant) : undefined };
+}
+
+/** The confirm step, with the cookie the callback set (or the one given). */
+function confirm(
+  app: ReturnType<typeof appFor>,
+  platform: string,
+  input: { confirmation: string; cookie?: string; decision?: string; accept?: string },
+) {
+  const form = new URLSearchParams({
+    confirmation: input.confirmation,
+    decision: input.decision ?? "connect",
+  });
+  return app.request(`/oauth/${platform}/confirm`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      ...(input.cookie ? { cookie: input.cookie } : {}),
+      ...(input.accept ? { accept: input.accept } : {}),
+    },
+    body: form.toString(),
+  });
+}
+
+async function connectionsOf(
+  db: { query: <T>(sql: string, params?: unknown[]) => Promise<T[]> },
+  accountId: string,
+) {
+  return db.query<{ id: string }>(`SELECT id FROM publisher.connections WHERE account_id = $1`, [accountId]);
+}
+
 describe("connecting accounts through the platforms' OAuth flows", () => {
   test("a YouTube connect sends the user to Google with PKCE and offline access, and the callback saves the channel", async ({
     db,
@@ -65,7 +117,17 @@ describe("connecting accounts through the platforms' OAuth flows", () => {
     expect(params.get("code_challenge_method")).toBe("S256");
     expect(params.get("access_type")).toBe("offline");
     const granted = await approveOnSandbox(authorizeUrl, DEMO_GOOGLE.accounts.creator.id);
-    const res = await app.request(`/oauth/youtube/callback?code=${granted.code}&state=${granted.state}`);
+    const back = await callback(app, "youtube", granted);
+    expect(back.res.status).toBe(200);
+    expect(back.grant).toMatchObject({
+      confirmUrl: "http://127.0.0.1:3002/oauth/youtube/confirm",
+      publisherAccount: { id: "acct_routes_a", name: "acct_routes_a" },
+      platformAccount: { id: DEMO_GOOGLE.accounts.creator.channel.id, name: "Sandbox Demo Channel" },
+    });
+    const res = await confirm(app, "youtube", {
+      confirmation: back.grant?.confirmation ?? "",
+      cookie: back.cookie,
+    });
     expect(res.status).toBe(200);
     const { connection } = (await res.json()) as {
       connection: { id: string; account_id: string; account_name: string };
@@ -88,8 +150,8 @@ describe("connecting accounts through the platforms' OAuth flows", () => {
     const app = appFor(db);
     const { authorizeUrl } = await authorize(app, "tiktok", "key-b");
     const granted = await approveOnSandbox(authorizeUrl, DEMO_TIKTOK.creators.public.openId);
-    const first = await app.request(`/oauth/tiktok/callback?code=${granted.code}&state=${granted.state}`);
-    expect(first.status).toBe(200);
+    const first = await callback(app, "tiktok", granted);
+    expect(first.res.status).toBe(200);
     const again = await app.request(`/oauth/tiktok/callback?code=${granted.code}&state=${granted.state}`);
     expect(again.status).toBe(400);
     expect(await again.json()).toMatchObject({ error: "OAUTH_STATE_INVALID" });
@@ -116,8 +178,108 @@ describe("connecting accounts through the platforms' OAuth flows", () => {
     const app = appFor(db);
     const { authorizeUrl } = await authorize(app, "youtube");
     const granted = await approveOnSandbox(authorizeUrl, DEMO_GOOGLE.accounts.noChannel.id);
-    const res = await app.request(`/oauth/youtube/callback?code=${granted.code}&state=${granted.state}`);
+    const { res } = await callback(app, "youtube", granted);
     expect(await res.json()).toMatchObject({ error: "NO_YOUTUBE_CHANNEL" });
+  });
+
+  test("a connect link followed by someone else connects nothing until that person confirms the named publisher account", async ({
+    db,
+  }) => {
+    await ensureAccounts(db);
+    const app = appFor(db);
+    // Account B's holder starts a connect and sends the link to the owner of a YouTube channel.
+    const { authorizeUrl } = await authorize(app, "youtube", "key-c");
+    const granted = await approveOnSandbox(authorizeUrl, DEMO_GOOGLE.accounts.creator.id);
+    const page = await app.request(`/oauth/youtube/callback?code=${granted.code}&state=${granted.state}`, {
+      headers: { accept: "text/html,application/xhtml+xml" },
+    });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    const cookie = page.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Strict/i);
+    const html = await page.text();
+    expect(html).toContain("acct_routes_c");
+    expect(html).toContain("Sandbox Demo Channel");
+    expect(html).toContain('action="/oauth/youtube/confirm"');
+    expect(await connectionsOf(db, "acct_routes_c")).toEqual([]);
+
+    const confirmation = /name="confirmation" value="([^"]+)"/.exec(html)?.[1] ?? "";
+    const declined = await confirm(app, "youtube", {
+      confirmation,
+      cookie: cookie.split(";")[0],
+      decision: "cancel",
+      accept: "text/html",
+    });
+    expect(declined.status).toBe(200);
+    expect(await declined.text()).toContain("Nothing was connected.");
+    expect(await connectionsOf(db, "acct_routes_c")).toEqual([]);
+    const afterCancel = await confirm(app, "youtube", { confirmation, cookie: cookie.split(";")[0] });
+    expect(afterCancel.status).toBe(400);
+    expect(await afterCancel.json()).toMatchObject({ error: "OAUTH_STATE_INVALID" });
+    expect(await connectionsOf(db, "acct_routes_c")).toEqual([]);
+  });
+
+  test("a confirmation posted without the callback's cookie, or with another's, is refused and stays usable by its own browser", async ({
+    db,
+  }) => {
+    await ensureAccounts(db);
+    const app = appFor(db);
+    const first = await callback(
+      app,
+      "tiktok",
+      await approveOnSandbox(
+        (await authorize(app, "tiktok", "key-d")).authorizeUrl,
+        DEMO_TIKTOK.creators.public.openId,
+      ),
+    );
+    const other = await callback(
+      app,
+      "tiktok",
+      await approveOnSandbox(
+        (await authorize(app, "tiktok", "key-d")).authorizeUrl,
+        DEMO_TIKTOK.creators.public.openId,
+      ),
+    );
+    const confirmation = first.grant?.confirmation ?? "";
+    const bare = await confirm(app, "tiktok", { confirmation });
+    expect(bare.status).toBe(403);
+    expect(await bare.json()).toMatchObject({ error: "OAUTH_CONFIRMATION_REFUSED" });
+    const crossed = await confirm(app, "tiktok", { confirmation, cookie: other.cookie });
+    expect(crossed.status).toBe(403);
+    expect(await connectionsOf(db, "acct_routes_d")).toEqual([]);
+
+    const own = await confirm(app, "tiktok", { confirmation, cookie: first.cookie });
+    expect(own.status).toBe(200);
+    expect(await own.json()).toMatchObject({
+      success: true,
+      connection: { platform: "tiktok", account_id: DEMO_TIKTOK.creators.public.openId },
+    });
+    const replay = await confirm(app, "tiktok", { confirmation, cookie: first.cookie });
+    expect(replay.status).toBe(400);
+    expect(await connectionsOf(db, "acct_routes_d")).toHaveLength(1);
+  });
+
+  test("a confirmation for one platform does not confirm another's grant", async ({ db }) => {
+    await ensureAccounts(db);
+    const app = appFor(db);
+    const back = await callback(
+      app,
+      "youtube",
+      await approveOnSandbox(
+        (await authorize(app, "youtube", "key-e")).authorizeUrl,
+        DEMO_GOOGLE.accounts.creator.id,
+      ),
+    );
+    const res = await confirm(app, "tiktok", {
+      confirmation: back.grant?.confirmation ?? "",
+      cookie: back.cookie,
+    });
+    expect(res.status).toBe(400);
+    expect(await connectionsOf(db, "acct_routes_e")).toEqual([]);
   });
 
   test("Bluesky connects with a handle and an app password; a wrong password is refused", async ({ db }) => {
