@@ -12,6 +12,7 @@ import { BalanceView } from "./store/balances.ts";
 import { DEFAULT_PENDING_LEASE_MS, IdempotencyStore, PENDING_LEASE_MARGIN_MS } from "./store/idempotency.ts";
 import { KeyCache } from "./store/key-cache.ts";
 import { RateLimiter } from "./store/rate-buckets.ts";
+import { abandonAfterMs, startRunSweeper } from "./store/run-sweeper.ts";
 import { RunStore } from "./store/runs.ts";
 import { UsageWriter } from "./store/usage-writer.ts";
 import type { UpstreamClient } from "./upstream/client.ts";
@@ -75,9 +76,13 @@ export const gatewayService: ServiceDefinition<GatewayConfig> = {
       runsPerMinute: config.runsPerMinute,
       upstreamTimeoutMs: config.upstreamLimits.timeoutMs,
     });
+    const stopSweeper = startRunSweeper(deps, {
+      abandonAfterMs: abandonAfterMs(config.upstreamLimits.timeoutMs),
+    });
     return {
       app: createApp(deps),
       stop: async () => {
+        stopSweeper();
         await deps.usage.flush();
         await upstream.close();
       },

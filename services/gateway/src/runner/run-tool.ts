@@ -166,7 +166,7 @@ export async function runTool(
  * A charged run that failed on the gateway's side (its finish could not be written, say): it is
  * finished as `failed` and refunded, unless its finish did reach the database after all (the
  * finish only moves a run that is still `running`). If even that fails, the run stays `running`
- * with its charge, and an error log names it.
+ * with its charge, an error log names it, and the abandoned-run sweeper refunds it later.
  */
 async function refundFailed(deps: GatewayDeps, run: NewRun, startedAt: Date): Promise<void> {
   const durationMs = Math.max(0, deps.clock.now().getTime() - startedAt.getTime());
@@ -181,7 +181,7 @@ async function refundFailed(deps: GatewayDeps, run: NewRun, startedAt: Date): Pr
   } catch (error) {
     deps.logger.error(
       { err: error, runId: run.id, accountId: run.accountId },
-      "a charged run failed and could not be refunded: it is left running",
+      "a charged run failed and could not be refunded yet: the abandoned-run sweeper will",
     );
   }
 }

@@ -111,6 +111,22 @@ export class RunStore {
     return BigInt(row?.balance ?? "0");
   }
 
+  /**
+   * Priced runs still `running` that began before `startedBefore`: a run no instance can still be
+   * finishing (its upstream deadline long past), left by a crash or by a refund that could not be
+   * written. Oldest first, at most `limit`.
+   */
+  async abandoned(startedBefore: Date, limit = 100): Promise<Array<NewRun & { createdAt: Date }>> {
+    const rows = await this.db.query<Omit<NewRun, "costMicro"> & { costMicro: string; createdAt: Date }>(
+      `SELECT id, account_id AS "accountId", key_id AS "keyId", provider, endpoint, method,
+              cost_micro::text AS "costMicro", created_at AS "createdAt"
+       FROM gateway.runs WHERE outcome = 'running' AND created_at < $1
+       ORDER BY created_at LIMIT $2`,
+      [startedBefore, limit],
+    );
+    return rows.map((row) => ({ ...row, costMicro: BigInt(row.costMicro) }));
+  }
+
   /** An account's latest runs, newest first. */
   async recent(accountId: string, limit = 50): Promise<RunRecord[]> {
     const rows = await this.db.query<Omit<RunRecord, "costMicro"> & { costMicro: string }>(
