@@ -8,12 +8,27 @@ export type CliIo = { out(text: string): void; err(text: string): void };
 /** How a CLI reaches its database: opened only for a command that needs it. */
 export type CliContext = { openDatabase(): Promise<Database>; io: CliIo; clock?: Clock };
 
+/** A command's `--option value` arguments, by option name. */
+export type CliOptions = Record<string, string | undefined>;
+
 /** One command: its options (`name` required, `name?` optional), a line of help, what it does. */
 export type CliCommand = {
   options: string[];
   help: string;
-  run(context: { db: Database; clock: Clock; options: Record<string, string | undefined> }): Promise<unknown>;
+  run(context: { db: Database; clock: Clock; options: CliOptions }): Promise<unknown>;
 };
+
+/** A mistake in the command line, reported to the operator without a stack trace. */
+export class CliUsageError extends Error {
+  override name = "CliUsageError";
+}
+
+/** The trimmed value of a required option; {@link CliUsageError} when it is missing or blank. */
+export function requiredOption(options: CliOptions, name: string): string {
+  const value = options[name]?.trim();
+  if (!value) throw new CliUsageError(`--${name} is required.`);
+  return value;
+}
 
 export type CommandLineTool = {
   usage(): string;
@@ -24,12 +39,13 @@ export type CommandLineTool = {
 /**
  * A service's operator CLI (`npm run shop -- keys create …`): commands named by one or two
  * words, `--option value` arguments, JSON results (bigints as strings), and the caller's mistakes
- * (`isUsersMistake`) answered on `err` with exit 1 rather than thrown.
+ * ({@link CliUsageError}, and whatever else `isUsersMistake` names) answered on `err` with exit 1
+ * rather than thrown.
  */
 export function commandLineTool(spec: {
   program: string;
   commands: Record<string, CliCommand>;
-  isUsersMistake(error: unknown): boolean;
+  isUsersMistake?(error: unknown): boolean;
 }): CommandLineTool {
   const usage = () => {
     const lines = [`Usage: ${spec.program} <command> [--option value …]`, "", "Commands:"];
@@ -56,7 +72,7 @@ export function commandLineTool(spec: {
         (asked ? io.out : io.err)(usage());
         return asked ? 0 : 2;
       }
-      let values: Record<string, string | undefined>;
+      let values: CliOptions;
       try {
         const options = Object.fromEntries(
           found.command.options.map((o) => [o.replace("?", ""), { type: "string" as const }]),
@@ -75,7 +91,7 @@ export function commandLineTool(spec: {
         );
         return 0;
       } catch (error) {
-        if (!spec.isUsersMistake(error)) throw error;
+        if (!(error instanceof CliUsageError || spec.isUsersMistake?.(error))) throw error;
         io.err((error as Error).message);
         return 1;
       } finally {

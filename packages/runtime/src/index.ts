@@ -2,8 +2,11 @@ export {
   type CliCommand,
   type CliContext,
   type CliIo,
+  type CliOptions,
+  CliUsageError,
   type CommandLineTool,
   commandLineTool,
+  requiredOption,
 } from "./cli.ts";
 export type {
   BaseServiceConfig,

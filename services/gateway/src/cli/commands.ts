@@ -1,41 +1,24 @@
-import type { Clock } from "@app/core";
 import type { Database } from "@app/db";
+import { type CliCommand, type CliOptions, CliUsageError, requiredOption } from "@app/runtime";
 import { formatUsd, parseUsd } from "../domain/money.ts";
 import { type Account, AccountStore } from "../store/accounts.ts";
 import { credit, ledgerOf } from "../store/ledger.ts";
 import { RunStore } from "../store/runs.ts";
 
-/** A mistake in the command line, reported to the operator without a stack trace. */
-export class UsageError extends Error {
-  override name = "UsageError";
-}
-
-export type Options = Record<string, string | undefined>;
-export type CommandContext = { db: Database; clock: Clock; options: Options };
-
-/** One CLI command: its options (`?` marks an optional one) and what it does. */
-export type Command = { options: string[]; help: string; run(context: CommandContext): Promise<unknown> };
-
-function required(options: Options, name: string): string {
-  const value = options[name]?.trim();
-  if (!value) throw new UsageError(`--${name} is required.`);
-  return value;
-}
-
-function amount(options: Options, name: string): bigint {
-  const micro = parseUsd(required(options, name));
+function amount(options: CliOptions, name: string): bigint {
+  const micro = parseUsd(requiredOption(options, name));
   if (micro === undefined || micro === 0n) {
-    throw new UsageError(
+    throw new CliUsageError(
       `--${name} must be a USD amount above zero with at most 6 decimals, like 25 or 0.50.`,
     );
   }
   return micro;
 }
 
-async function accountOf(db: Database, options: Options): Promise<Account> {
-  const id = required(options, "account");
+async function accountOf(db: Database, options: CliOptions): Promise<Account> {
+  const id = requiredOption(options, "account");
   const account = await new AccountStore(db).get(id);
-  if (!account) throw new UsageError(`There is no account ${id}.`);
+  if (!account) throw new CliUsageError(`There is no account ${id}.`);
   return account;
 }
 
@@ -47,13 +30,13 @@ const accountView = (account: Account) => ({
 });
 
 /** Every command of `npm run gateway --`, by its words. */
-export const COMMANDS: Record<string, Command> = {
+export const COMMANDS: Record<string, CliCommand> = {
   "accounts create": {
     options: ["name", "credit?"],
     help: "a gateway account; --credit tops it up at once (USD, e.g. 25)",
     run: async ({ db, options }) => {
-      const name = required(options, "name");
-      if (name.length > 100) throw new UsageError("--name has at most 100 characters.");
+      const name = requiredOption(options, "name");
+      if (name.length > 100) throw new CliUsageError("--name has at most 100 characters.");
       const initial = options.credit === undefined ? 0n : amount(options, "credit");
       const account = await new AccountStore(db).create(name);
       if (initial > 0n) await credit(db, account.id, initial, "initial credit");
@@ -85,9 +68,9 @@ export const COMMANDS: Record<string, Command> = {
     options: ["key"],
     help: "revokes a key by its id (key_…); runs with it get 401 within a second (the gateway trusts a valid key from memory for 1 s)",
     run: async ({ db, clock, options }) => {
-      const keyId = required(options, "key");
+      const keyId = requiredOption(options, "key");
       if (!(await new AccountStore(db).revokeKey(keyId, clock.now()))) {
-        throw new UsageError(`There is no active key ${keyId}.`);
+        throw new CliUsageError(`There is no active key ${keyId}.`);
       }
       return { revoked: keyId };
     },
@@ -113,7 +96,7 @@ export const COMMANDS: Record<string, Command> = {
       const account = await accountOf(db, options);
       const text = options.limit?.trim() ?? "20";
       if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 1000) {
-        throw new UsageError("--limit must be a whole number from 1 to 1000.");
+        throw new CliUsageError("--limit must be a whole number from 1 to 1000.");
       }
       const limit = Number(text);
       const runs = await new RunStore(db).recent(account.id, limit);

@@ -1,5 +1,5 @@
-import type { Clock } from "@app/core";
 import type { Database } from "@app/db";
+import { type CliCommand, type CliOptions, CliUsageError, requiredOption } from "@app/runtime";
 import { isTimeZone } from "../domain/queue-slots.ts";
 import { parseScopes, SCOPES } from "../domain/scopes.ts";
 import {
@@ -11,61 +11,44 @@ import {
   setQueueSettings,
 } from "../store/accounts.ts";
 
-/** A mistake in the command line, reported without a stack trace. */
-export class UsageError extends Error {
-  override name = "UsageError";
-}
-
-export type Options = Record<string, string | undefined>;
-export type CommandContext = { db: Database; clock: Clock; options: Options };
-
-/** One CLI command: its options (`?` marks an optional one) and what it does. */
-export type Command = { options: string[]; help: string; run(context: CommandContext): Promise<unknown> };
-
-function required(options: Options, name: string): string {
-  const value = options[name]?.trim();
-  if (!value) throw new UsageError(`--${name} is required.`);
-  return value;
-}
-
-function timeZone(options: Options): string | undefined {
+function timeZone(options: CliOptions): string | undefined {
   const zone = options["time-zone"]?.trim();
   if (zone !== undefined && !isTimeZone(zone))
-    throw new UsageError(`--time-zone ${zone} is not an IANA time zone.`);
+    throw new CliUsageError(`--time-zone ${zone} is not an IANA time zone.`);
   return zone;
 }
 
-async function accountOf(db: Database, options: Options) {
-  const id = required(options, "account");
+async function accountOf(db: Database, options: CliOptions) {
+  const id = requiredOption(options, "account");
   const account = await findAccount(db, id);
-  if (!account) throw new UsageError(`There is no account ${id}.`);
+  if (!account) throw new CliUsageError(`There is no account ${id}.`);
   return account;
 }
 
-function scopes(options: Options) {
+function scopes(options: CliOptions) {
   try {
     return parseScopes(options.scopes);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new CliUsageError((error as Error).message);
   }
 }
 
 function daysList(text: string): number[] {
   const days = text.split(",").map((part) => part.trim());
   if (days.some((day) => !/^[0-6]$/.test(day))) {
-    throw new UsageError("--allowed-days is a comma-separated list of 0 (Sunday) … 6 (Saturday).");
+    throw new CliUsageError("--allowed-days is a comma-separated list of 0 (Sunday) … 6 (Saturday).");
   }
   return [...new Set(days.map(Number))].sort((a, b) => a - b);
 }
 
 /** Every command of `npm run publisher --`, by its two words. */
-export const COMMANDS: Record<string, Command> = {
+export const COMMANDS: Record<string, CliCommand> = {
   "accounts create": {
     options: ["name", "time-zone?"],
     help: "an account; --time-zone (IANA, default UTC) is where its queue slots are laid out",
     run: async ({ db, options }) => {
-      const name = required(options, "name");
-      if (name.length > 100) throw new UsageError("--name has at most 100 characters.");
+      const name = requiredOption(options, "name");
+      if (name.length > 100) throw new CliUsageError("--name has at most 100 characters.");
       return { account: await createAccount(db, { name, timeZone: timeZone(options) }) };
     },
   },
@@ -75,7 +58,7 @@ export const COMMANDS: Record<string, Command> = {
     run: async ({ db, options }) => {
       const account = await accountOf(db, options);
       const perDay = options["posts-per-day"]?.trim() ?? "1";
-      if (!/^[123]$/.test(perDay)) throw new UsageError("--posts-per-day is 1, 2 or 3.");
+      if (!/^[123]$/.test(perDay)) throw new CliUsageError("--posts-per-day is 1, 2 or 3.");
       const settings = {
         postsPerDay: Number(perDay) as 1 | 2 | 3,
         allowedDays: daysList(options["allowed-days"] ?? "0,1,2,3,4,5,6"),
@@ -112,9 +95,9 @@ export const COMMANDS: Record<string, Command> = {
     options: ["key"],
     help: "revokes a key by its id (key_…); requests with it get 401 from then on",
     run: async ({ db, clock, options }) => {
-      const keyId = required(options, "key");
+      const keyId = requiredOption(options, "key");
       if (!(await revokeApiKey(db, keyId, clock.now())))
-        throw new UsageError(`There is no active key ${keyId}.`);
+        throw new CliUsageError(`There is no active key ${keyId}.`);
       return { revoked: keyId };
     },
   },

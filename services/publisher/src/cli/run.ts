@@ -1,5 +1,5 @@
 import { commandLineTool } from "@app/runtime";
-import { COMMANDS, UsageError } from "./commands.ts";
+import { COMMANDS } from "./commands.ts";
 
 export type { CliContext, CliIo } from "@app/runtime";
 
@@ -7,7 +7,6 @@ export type { CliContext, CliIo } from "@app/runtime";
 const cli = commandLineTool({
   program: "npm run publisher --",
   commands: COMMANDS,
-  isUsersMistake: (error) => error instanceof UsageError,
 });
 
 export const usage = cli.usage;

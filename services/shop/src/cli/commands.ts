@@ -1,5 +1,5 @@
-import type { Clock } from "@app/core";
 import type { Database } from "@app/db";
+import { type CliCommand, type CliOptions, CliUsageError, requiredOption } from "@app/runtime";
 import { isLocalDate, isTimeZone } from "../domain/calendar.ts";
 import { isCurrency, toMinorUnits } from "../domain/money.ts";
 import { formatWeeklyHours, parseWeeklyHours } from "../domain/opening-hours.ts";
@@ -17,63 +17,46 @@ import {
   type Shop,
 } from "../store/shops.ts";
 
-/** A mistake in the command line, reported to the owner without a stack trace. */
-export class UsageError extends Error {
-  override name = "UsageError";
-}
-
-export type Options = Record<string, string | undefined>;
-export type CommandContext = { db: Database; clock: Clock; options: Options };
-
-/** One CLI command: its options (`?` marks an optional one) and what it does. */
-export type Command = { options: string[]; help: string; run(context: CommandContext): Promise<unknown> };
-
-function required(options: Options, name: string): string {
-  const value = options[name];
-  if (value === undefined || value.trim() === "") throw new UsageError(`--${name} is required.`);
-  return value.trim();
-}
-
 function checked(value: string, valid: boolean, problem: string): string {
-  if (!valid) throw new UsageError(problem);
+  if (!valid) throw new CliUsageError(problem);
   return value;
 }
 
 function wholeNumber(text: string, name: string, min: number, max: number): number {
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < min || value > max) {
-    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}.`);
+    throw new CliUsageError(`--${name} must be a whole number from ${min} to ${max}.`);
   }
   return value;
 }
 
-function name(options: Options): string {
-  const value = required(options, "name");
+function name(options: CliOptions): string {
+  const value = requiredOption(options, "name");
   return checked(value, value.length <= 100, "--name has at most 100 characters.");
 }
 
-async function shopOf(db: Database, options: Options): Promise<Shop> {
-  const id = required(options, "shop");
+async function shopOf(db: Database, options: CliOptions): Promise<Shop> {
+  const id = requiredOption(options, "shop");
   const shop = await findShop(db, id);
-  if (!shop) throw new UsageError(`There is no shop ${id}.`);
+  if (!shop) throw new CliUsageError(`There is no shop ${id}.`);
   return shop;
 }
 
-const date = (options: Options) =>
+const date = (options: CliOptions) =>
   checked(
-    required(options, "date"),
+    requiredOption(options, "date"),
     isLocalDate(options.date?.trim() ?? ""),
     "--date must be a date YYYY-MM-DD.",
   );
 
 /** Every command of `npm run shop --`, by its two words. */
-export const COMMANDS: Record<string, Command> = {
+export const COMMANDS: Record<string, CliCommand> = {
   "shops create": {
     options: ["name", "time-zone", "currency", "hours"],
     help: 'a shop; --hours like "mon-fri 09:00-18:00; sat 10:00-14:00" (days not named are closed)',
     run: async ({ db, options }) => {
-      const timeZone = required(options, "time-zone");
-      const currency = required(options, "currency").toUpperCase();
+      const timeZone = requiredOption(options, "time-zone");
+      const currency = requiredOption(options, "currency").toUpperCase();
       const shop = await createShop(db, {
         name: name(options),
         timeZone: checked(
@@ -82,7 +65,7 @@ export const COMMANDS: Record<string, Command> = {
           `--time-zone ${timeZone} is not an IANA time zone.`,
         ),
         currency: checked(currency, isCurrency(currency), `--currency ${currency} is not an ISO 4217 code.`),
-        hours: parseWeeklyHours(required(options, "hours")),
+        hours: parseWeeklyHours(requiredOption(options, "hours")),
       });
       return { shop };
     },
@@ -107,7 +90,7 @@ export const COMMANDS: Record<string, Command> = {
     help: "replaces the shop's weekly hours",
     run: async ({ db, options }) => {
       const shop = await shopOf(db, options);
-      const hours = parseWeeklyHours(required(options, "hours"));
+      const hours = parseWeeklyHours(requiredOption(options, "hours"));
       await replaceHours(db, shop.id, hours);
       return { shop: shop.id, hours: formatWeeklyHours(hours) };
     },
@@ -128,7 +111,8 @@ export const COMMANDS: Record<string, Command> = {
     run: async ({ db, options }) => {
       const shop = await shopOf(db, options);
       const day = date(options);
-      if (!(await removeClosure(db, shop.id, day))) throw new UsageError(`The shop is not closed on ${day}.`);
+      if (!(await removeClosure(db, shop.id, day)))
+        throw new CliUsageError(`The shop is not closed on ${day}.`);
       return { shop: shop.id, reopened: day };
     },
   },
@@ -140,8 +124,8 @@ export const COMMANDS: Record<string, Command> = {
       const service = await createService(db, {
         shopId: shop.id,
         name: name(options),
-        durationMinutes: wholeNumber(required(options, "duration"), "duration", 5, 720),
-        priceMinor: toMinorUnits(required(options, "price"), shop.currency),
+        durationMinutes: wholeNumber(requiredOption(options, "duration"), "duration", 5, 720),
+        priceMinor: toMinorUnits(requiredOption(options, "price"), shop.currency),
         capacity: wholeNumber(options.capacity?.trim() || "1", "capacity", 1, 100),
       });
       return { service };
@@ -165,9 +149,9 @@ export const COMMANDS: Record<string, Command> = {
     options: ["key"],
     help: "revokes a key by its id (key_…); requests with it get 401 from then on",
     run: async ({ db, clock, options }) => {
-      const keyId = required(options, "key");
+      const keyId = requiredOption(options, "key");
       if (!(await new ShopKeys(db).revoke(keyId, clock.now()))) {
-        throw new UsageError(`There is no active key ${keyId}.`);
+        throw new CliUsageError(`There is no active key ${keyId}.`);
       }
       return { revoked: keyId };
     },

@@ -1,7 +1,7 @@
 import { commandLineTool } from "@app/runtime";
 import { PriceError } from "../domain/money.ts";
 import { OpeningHoursError } from "../domain/opening-hours.ts";
-import { COMMANDS, UsageError } from "./commands.ts";
+import { COMMANDS } from "./commands.ts";
 
 export type { CliContext, CliIo } from "@app/runtime";
 
@@ -9,8 +9,7 @@ export type { CliContext, CliIo } from "@app/runtime";
 const cli = commandLineTool({
   program: "npm run shop --",
   commands: COMMANDS,
-  isUsersMistake: (error) =>
-    error instanceof UsageError || error instanceof OpeningHoursError || error instanceof PriceError,
+  isUsersMistake: (error) => error instanceof OpeningHoursError || error instanceof PriceError,
 });
 
 export const usage = cli.usage;
