@@ -1,4 +1,4 @@
-import { Readable, Transform, type Writable } from "node:stream";
+import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Context } from "hono";
 import { ApiError } from "../errors.ts";
@@ -23,18 +23,15 @@ export async function streamRequestBody(
   const incoming = (c.env as { incoming?: Readable } | undefined)?.incoming;
   const source: Readable = incoming ?? webBody(c);
   let bytes = 0;
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      bytes += chunk.length;
-      if (bytes > options.maxBytes) {
-        callback(
-          new ApiError("PAYLOAD_TOO_LARGE", `The request body is larger than ${options.maxBytes} bytes.`),
-        );
-        return;
-      }
-      callback(null, chunk);
-    },
+  // Counted as the chunks go by (no stream in between): the pipe below sees the same chunks.
+  source.on("data", (chunk: Uint8Array) => {
+    bytes += chunk.length;
+    if (bytes > options.maxBytes) {
+      source.destroy(
+        new ApiError("PAYLOAD_TOO_LARGE", `The request body is larger than ${options.maxBytes} bytes.`),
+      );
+    }
   });
-  await pipeline(source, counter, sink);
+  await pipeline(source, sink);
   return bytes;
 }

@@ -8,7 +8,9 @@ export interface MediaStorage {
   /**
    * Streams a body to `path`, failing (and leaving nothing) when it is aborted, or when it is
    * shorter or longer than `expectedBytes`. Without `expectedBytes` (a multipart file, whose size
-   * is known only at its end) the caller bounds the body.
+   * is known only at its end) the caller bounds the body. `body` may be Node's request stream
+   * itself (a raw upload is handed over as it comes off the socket, with no stream in between):
+   * only a bounded part of it may be held in memory, and a failed write may leave the rest unread.
    */
   write(
     path: string,

@@ -1,11 +1,11 @@
-import { PassThrough } from "node:stream";
-import { createRoute, requestHeader, requestIdOf, streamRequestBody, z } from "@app/core";
+import { createRoute, requestHeader, requestIdOf, z } from "@app/core";
 import type { Context } from "hono";
 import { EMBEDDED_BUCKET, type LocalDiskStorage } from "../storage/local-disk.ts";
 import { isStoragePath } from "../storage/paths.ts";
 import { S3_REFUSALS, type S3RefusalCode, s3ErrorXml, verifyPresignedRequest } from "../storage/sigv4.ts";
 import { markMediaComplete } from "../store/media.ts";
 import { MAX_UPLOAD_BYTES } from "../uploads/limits.ts";
+import { requestBody } from "../uploads/receive.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 
 /** Path prefix of the embedded S3-style store; its bodies are guarded by this route. */
@@ -82,12 +82,9 @@ export function registerStoragePut(app: PublisherApp, deps: RouteDeps & { storag
       return s3Error(c, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size.") as never;
     }
     const contentType = requestHeader(c, "content-type") ?? "application/octet-stream";
-    const body = new PassThrough();
-    const [streamed, stored] = await Promise.allSettled([
-      streamRequestBody(c, body, { maxBytes: length }),
-      deps.storage.write(path, body, { contentType, expectedBytes: length }),
-    ]);
-    if (streamed.status === "rejected" || stored.status === "rejected") {
+    try {
+      await deps.storage.write(path, requestBody(c), { contentType, expectedBytes: length });
+    } catch {
       return s3Error(
         c,
         "IncompleteBody",

@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Readable } from "node:stream";
+import { type Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import type { MediaStorage } from "../contracts/storage.ts";
@@ -57,19 +57,38 @@ export class S3Storage implements MediaStorage {
   }
 
   private async put(Key: string, body: Readable, contentType: string, size: number): Promise<void> {
+    // The SDK reads what the counter passes on: counting with a listener on `body` itself would
+    // start it flowing before the SDK attaches, and the first chunks would never reach S3. A body
+    // longer or shorter than `size`, or one that fails, aborts the PUT: S3 keeps nothing.
     let received = 0;
-    body.on("data", (chunk: Buffer) => {
-      received += chunk.length;
+    const abort = new AbortController();
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        received += chunk.length;
+        if (received > size) abort.abort();
+        done(null, received > size ? undefined : chunk);
+      },
+      flush(done) {
+        if (received !== size) abort.abort();
+        done();
+      },
     });
-    await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.options.bucket,
-        Key,
-        Body: body,
-        ContentType: contentType,
-        ContentLength: size,
-      }),
-    );
+    body.on("error", () => abort.abort());
+    try {
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.options.bucket,
+          Key,
+          Body: body.pipe(counted),
+          ContentType: contentType,
+          ContentLength: size,
+        }),
+        { abortSignal: abort.signal },
+      );
+    } catch (error) {
+      if (abort.signal.aborted) throw new IncompleteBodyError(received, size);
+      throw error;
+    }
     if (received !== size) throw new IncompleteBodyError(received, size);
   }
 

@@ -1,4 +1,4 @@
-import { PassThrough, Transform, type Writable } from "node:stream";
+import { Readable, Transform, type Writable } from "node:stream";
 import { type ApiError, requestHeader, streamRequestBody } from "@app/core";
 import busboy from "busboy";
 import type { Context } from "hono";
@@ -79,7 +79,22 @@ async function streamInto(
   if (failure) throw asUploadError((failure as PromiseRejectedResult).reason);
 }
 
-/** A raw body named by `x-filename` (its type from `Content-Type` or the name), streamed to storage. */
+/**
+ * The request body as a Node stream. Under `@hono/node-server` that is Node's request itself,
+ * untouched (no web-stream round trip, and `c.req.raw.body` is never read: a second reader on the
+ * same socket would starve the first); elsewhere (`app.request` in tests) the web body, wrapped.
+ */
+export function requestBody(c: Context): Readable {
+  const incoming = (c.env as { incoming?: Readable } | undefined)?.incoming;
+  if (incoming) return incoming;
+  const body = c.req.raw.body;
+  return body ? Readable.fromWeb(body as never) : Readable.from([]);
+}
+
+/**
+ * A raw body named by `x-filename` (its type from `Content-Type` or the name), handed to storage
+ * as it comes off the socket; storage counts it against the declared length.
+ */
 export async function receiveRaw(
   c: Context,
   storage: MediaStorage,
@@ -89,13 +104,14 @@ export async function receiveRaw(
   const described = describeUpload(requestHeader(c, "x-filename"), requestHeader(c, "content-type"));
   if (!described) throw unknownMedia("x-filename");
   const path = makePath(described.extension);
-  const body = new PassThrough();
-  await streamInto(
-    c,
-    body,
-    length,
-    storage.write(path, body, { contentType: described.contentType, expectedBytes: length }),
-  );
+  try {
+    await storage.write(path, requestBody(c), {
+      contentType: described.contentType,
+      expectedBytes: length,
+    });
+  } catch (error) {
+    throw asUploadError(error);
+  }
   return { path, contentType: described.contentType, sizeBytes: length };
 }
 

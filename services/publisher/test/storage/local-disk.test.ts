@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { Readable } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
 import { serveApp } from "@app/core";
 import { test } from "@app/testkit";
 import { describe, expect } from "vitest";
@@ -40,6 +40,39 @@ describe("local-disk storage", () => {
     expect(await readdir(join(storage.options.dir, ".incoming"))).toEqual([]);
   });
 
+  test("a body many write batches long is stored byte for byte", async () => {
+    const storage = testStorage();
+    const chunk = (n: number) => Buffer.alloc(64 * 1024 + (n % 3), n % 251);
+    const chunks = Array.from({ length: 300 }, (_, n) => chunk(n));
+    const whole = Buffer.concat(chunks);
+    await storage.write("med_big.mp4", Readable.from(chunks), {
+      contentType: "video/mp4",
+      expectedBytes: whole.length,
+    });
+    const read = await storage.read("med_big.mp4");
+    const stored: Buffer[] = [];
+    for await (const part of read.stream) stored.push(part as Buffer);
+    expect(Buffer.concat(stored).equals(whole)).toBe(true);
+    expect(read.size).toBe(whole.length);
+  });
+
+  test("a body that fails midway, or was aborted before the store read it, leaves nothing", async () => {
+    const storage = testStorage();
+    const failing = new Readable({ read() {} });
+    failing.push(Buffer.alloc(3 * 1024 * 1024, 1));
+    setTimeout(() => failing.destroy(new Error("socket hang up")), 20);
+    await expect(
+      storage.write("med_c.mp4", failing, { contentType: "video/mp4", expectedBytes: 8 * 1024 * 1024 }),
+    ).rejects.toThrow("socket hang up");
+    const aborted = new PassThrough();
+    aborted.destroy();
+    await expect(storage.write("med_d.mp4", aborted, { contentType: "video/mp4" })).rejects.toThrow(
+      /premature close/i,
+    );
+    expect(await files(storage.options.dir)).toEqual([]);
+    expect(await readdir(join(storage.options.dir, ".incoming"))).toEqual([]);
+  });
+
   test("paths that could leave the folder are refused", async () => {
     const storage = testStorage();
     expect(await storage.exists("../etc/passwd")).toBe(false);
@@ -51,6 +84,13 @@ describe("local-disk storage", () => {
   test("an upload whose client disconnects mid-body over real HTTP leaves no file behind", async ({ db }) => {
     const { key } = await seedAccount(db);
     const { app, storage } = publisherApp(db);
+    const writes: Promise<unknown>[] = [];
+    const write = storage.write.bind(storage);
+    storage.write = (...args) => {
+      const writing = write(...args);
+      writes.push(writing.catch((error: unknown) => error));
+      return writing;
+    };
     const server = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
     try {
       await new Promise<void>((resolve) => {
@@ -63,11 +103,12 @@ describe("local-disk storage", () => {
         socket.on("close", () => resolve());
         socket.on("error", () => resolve());
       });
-      for (let attempt = 0; attempt < 50; attempt += 1) {
-        const incoming = await readdir(join(storage.options.dir, ".incoming")).catch(() => ["pending"]);
-        if (incoming.length === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      // The store's write settles (its cleanup done) once the server has seen the disconnect.
+      for (let attempt = 0; attempt < 200 && writes.length === 0; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
       }
+      expect(writes).toHaveLength(1);
+      expect(await writes[0]).toBeInstanceOf(Error);
       expect(await readdir(join(storage.options.dir, ".incoming"))).toEqual([]);
       expect(await files(storage.options.dir)).toEqual([]);
     } finally {
