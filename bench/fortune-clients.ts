@@ -1,4 +1,4 @@
-import { LOCAL_DEV_MNEMONIC, type LocalChain } from "@app/payments";
+import { LOCAL_DEV_MNEMONIC, type LocalChain } from "@app/local-chain";
 import { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";

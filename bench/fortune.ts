@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { bootstrapLocalChain, isMessageSignedBy, LOCAL_DEV_ACCOUNTS } from "@app/payments";
+import { bootstrapLocalChain, LOCAL_DEV_ACCOUNTS } from "@app/local-chain";
+import { isMessageSignedBy } from "@app/payments";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
 import { recoverMessageAddress } from "viem";
@@ -241,8 +242,8 @@ function printTimeSplit(
         (cpu === undefined ? "\n" : ` ${num(cpu)} ${num(wall - cpu)}\n`),
     );
   line("end-to-end paid call, concurrency 1 (client side)", e2e);
-  line("  facilitator verify (signature, balance, simulation)", verify.wall, verify.cpu);
-  line("  facilitator settle (re-verify, sign + send tx, receipt)", settle.wall, settle.cpu);
+  line("  facilitator verify (native signature, eth_call sim.)", verify.wall, verify.cpu);
+  line("  facilitator settle (no re-verify; sign, send, receipt)", settle.wall, settle.cpu);
   // Medians from two processes: the difference is approximate, and within its error when near zero.
   line("  the rest: HTTP, payment gate, PGlite ledger, fortune", Math.max(rest, 0));
   const facilitatorMs = verify.wall + settle.wall;
@@ -259,11 +260,11 @@ function printTimeSplit(
     `  Conclusion: verification and settlement are ${Math.min(100, (facilitatorMs / e2e) * 100).toFixed(0)}% of a paid ` +
       `call (${facilitatorMs.toFixed(1)} of ${e2e.toFixed(1)} ms p50); the service's own work is ` +
       `${ownWork}. Of the facilitator's time, ${((facilitatorCpu / facilitatorMs) * 100).toFixed(0)}% ` +
-      `is its own JS CPU (secp256k1 recovery and signing, ABI/RLP encoding) and ` +
+      `is its own JS CPU (JSON-RPC, ABI/RLP encoding, keccak; secp256k1 recovery and signing are native) and ` +
       `${(((facilitatorMs - facilitatorCpu) / facilitatorMs) * 100).toFixed(0)}% waiting on anvil. ` +
-      `In the service that CPU runs on the facilitator's own thread (startFacilitatorThread), inside the server ` +
-      `process (it spends ${server8 === undefined ? "?" : ((server8 / paid[8].result.rps) * 1000).toFixed(1)} ms ` +
-      `of CPU per paid call, both threads): at concurrency 8 the server process was ${pct(server8)} of a core busy and ` +
+      `In the service that CPU runs in-process, on the server's event loop (the server spends ` +
+      `${server8 === undefined ? "?" : ((server8 / paid[8].result.rps) * 1000).toFixed(1)} ms ` +
+      `of CPU per paid call, ledger writes included): at concurrency 8 the server process was ${pct(server8)} of a core busy and ` +
       `anvil ${pct(anvil8)}, so paid throughput grew ${(paid[8].result.rps / paid[1].result.rps).toFixed(1)}× ` +
       `(to ${paid[8].result.rps.toFixed(0)}/s, p50 ${paid[8].result.p50.toFixed(1)} ms): ` +
       `${serverBound ? "the server's CPU, not the chain, is the limit" : "the server's CPU is not saturated: what else runs on this machine shares its two cores"}. ` +

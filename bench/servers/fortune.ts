@@ -2,7 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "@app/db";
-import { fortuneService, loadFortuneConfig } from "@app/fortune";
+import { loadFortuneConfig } from "@app/fortune";
+import { fortuneLocalService as fortuneService } from "@app/fortune/local";
 import { startService } from "@app/runtime";
 
 /** What this server tells the bench once it listens. */

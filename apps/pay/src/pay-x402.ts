@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { localChainDefinition } from "@app/payments";
+import { localChainDefinition } from "@app/local-chain";
 import { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { Network, PaymentRequired } from "@x402/core/types";

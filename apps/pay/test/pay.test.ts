@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type FortuneHarness, PAYEE, startFortune } from "@app/fortune/testing";
-import { LOCAL_DEV_ACCOUNTS, tip20Balance } from "@app/payments";
+import { LOCAL_DEV_ACCOUNTS } from "@app/local-chain";
+import { tip20Balance } from "@app/payments";
 import { test } from "@app/testkit";
 import { afterAll, describe, expect } from "vitest";
 

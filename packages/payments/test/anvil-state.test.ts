@@ -1,15 +1,9 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type AnvilHandle, bootstrapLocalChain, LOCAL_DEV_ACCOUNTS, startAnvil } from "@app/local-chain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type AnvilHandle,
-  bootstrapLocalChain,
-  createLocalFacilitator,
-  LOCAL_DEV_ACCOUNTS,
-  startAnvil,
-  X402_UPTO_PERMIT2_PROXY_ADDRESS,
-} from "../src/index.ts";
+import { createLocalFacilitator, X402_UPTO_PERMIT2_PROXY_ADDRESS } from "../src/index.ts";
 import { payerClient, TEST_CACHE_DIR } from "./support.ts";
 
 const { deployer, payer, payee, facilitator } = LOCAL_DEV_ACCOUNTS;

@@ -1,5 +1,6 @@
+import { LOCAL_DEV_ACCOUNTS } from "@app/local-chain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOCAL_DEV_ACCOUNTS, startFacilitatorThread } from "../src/index.ts";
+import { startFacilitatorThread } from "../src/index.ts";
 import { pay, payerClient, type Rails, startRails } from "./support.ts";
 
 const { payer, payee } = LOCAL_DEV_ACCOUNTS;

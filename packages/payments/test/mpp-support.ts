@@ -6,21 +6,19 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Database } from "@app/db";
+import {
+  type AnvilHandle,
+  fundPathUsd,
+  type LocalTempo,
+  startAnvil,
+  startLocalTempo,
+} from "@app/local-chain";
 import { type ServerType, serve } from "@hono/node-server";
 import { Hono } from "hono";
 import type { Store } from "mppx";
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { type AnvilHandle, startAnvil } from "../src/chain/anvil.ts";
-import {
-  createDbStore,
-  createMppRails,
-  fundPathUsd,
-  type LocalTempo,
-  type MppRails,
-  mppStoreTableSql,
-  startLocalTempo,
-} from "../src/mpp/index.ts";
+import { createDbStore, createMppRails, type MppRails, mppStoreTableSql } from "../src/mpp/index.ts";
 
 const CACHE_DIR = join(fileURLToPath(new URL("..", import.meta.url)), ".data", "test-cache");
 

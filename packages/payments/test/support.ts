@@ -4,6 +4,13 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  type AnvilHandle,
+  bootstrapLocalChain,
+  LOCAL_DEV_ACCOUNTS,
+  type LocalChain,
+  startAnvil,
+} from "@app/local-chain";
 import { x402Client } from "@x402/core/client";
 import { x402ResourceServer } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
@@ -14,15 +21,7 @@ import { UptoEvmScheme as UptoEvmClient } from "@x402/evm/upto/client";
 import { UptoEvmScheme as UptoEvmServer } from "@x402/evm/upto/server";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import {
-  type AnvilHandle,
-  bootstrapLocalChain,
-  createLocalFacilitator,
-  LOCAL_DEV_ACCOUNTS,
-  type LocalChain,
-  type LocalFacilitatorClient,
-  startAnvil,
-} from "../src/index.ts";
+import { createLocalFacilitator, type LocalFacilitatorClient } from "../src/index.ts";
 
 /** Artifact cache shared by the test files (gitignored `.data/`). */
 export const TEST_CACHE_DIR = join(fileURLToPath(new URL("..", import.meta.url)), ".data", "test-cache");

@@ -1,7 +1,7 @@
+import { LOCAL_DEV_ACCOUNTS } from "@app/local-chain";
 import { parseErc6492Signature } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { LOCAL_DEV_ACCOUNTS } from "../src/index.ts";
 import { pay, payerClient, type Rails, startRails } from "./support.ts";
 
 const { payer, payee, otherPayer } = LOCAL_DEV_ACCOUNTS;

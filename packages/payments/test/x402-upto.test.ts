@@ -1,8 +1,9 @@
+import { LOCAL_DEV_ACCOUNTS } from "@app/local-chain";
 import { x402UptoPermit2ProxyABI } from "@x402/evm";
 import { createWalletClient, getAddress, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { LOCAL_DEV_ACCOUNTS, X402_UPTO_PERMIT2_PROXY_ADDRESS } from "../src/index.ts";
+import { X402_UPTO_PERMIT2_PROXY_ADDRESS } from "../src/index.ts";
 import { pay, payerClient, type Rails, startRails } from "./support.ts";
 
 const { payer, payee, otherPayer, facilitator: facilitatorAccount } = LOCAL_DEV_ACCOUNTS;

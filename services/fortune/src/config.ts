@@ -65,8 +65,14 @@ export type HostedRailsConfig = {
   };
 };
 
-/** Where the rails run: a local chain started by the service, or hosted networks from config. */
-export type RailsConfig = { mode: "local"; chainPort: number; chainId: number } | HostedRailsConfig;
+/**
+ * Local rails: the chain a launcher provides (`createFortuneService({ localChain })`), started on
+ * this port and chain id; the service itself never starts one.
+ */
+export type LocalRailsConfig = { mode: "local"; chainPort: number; chainId: number };
+
+/** Where the rails run: a local chain a launcher provides, or hosted networks from config. */
+export type RailsConfig = LocalRailsConfig | HostedRailsConfig;
 
 export type FortuneConfig = BaseServiceConfig & {
   /** The origin clients reach the service at (SIWX domain and URI are checked against it); default: where it listens. */

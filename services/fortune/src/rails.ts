@@ -1,21 +1,16 @@
-import { join } from "node:path";
 import { createTextSealer, type Logger, scrubUrls } from "@app/core";
 import type { Database } from "@app/db";
 import {
-  bootstrapLocalChain,
   cdpFacilitatorAuth,
   createDbStore,
   createHostedFacilitator,
+  createLocalFacilitator,
   createMppRails,
   EvmSettlementChain,
-  LOCAL_DEV_ACCOUNTS,
   type MppRailsConfig,
   type SessionChannels,
-  startAnvil,
-  startFacilitatorThread,
-  startLocalTempo,
 } from "@app/payments";
-import type { FortuneConfig, HostedRailsConfig } from "./config.ts";
+import type { FortuneConfig, HostedRailsConfig, LocalRailsConfig } from "./config.ts";
 import { MppRail } from "./payments/mpp-rail.ts";
 import { FacilitatorX402Rail, type X402Rail } from "./payments/x402-rail.ts";
 
@@ -33,17 +28,44 @@ export type Rails = {
   stop(): Promise<void>;
 };
 
-/** How much LocalUSD the local demo wallet is given at first start. */
-const DEMO_FUNDS_USD = "100";
+type LocalConfig = FortuneConfig & { rails: LocalRailsConfig };
+type HostedConfig = FortuneConfig & { rails: { mode: "hosted" } };
 
 /**
- * The HMAC key of local MPP challenges. LOCAL CHAINS ONLY: hosted mode takes
- * `FORTUNE_MPP_SECRET_KEY` from config.
+ * A chain someone else runs for this service (the launcher's local chain, a test harness's), and
+ * what the service uses on it: an in-process x402 facilitator signing with `x402.facilitatorKey`, and
+ * the MPP servers on `mpp.rpcUrl`. The service never starts a chain itself: with `FORTUNE_RAILS=local`
+ * it is given one (`createFortuneService({ localChain })`), which production entry points do not do.
  */
-export const LOCAL_MPP_SECRET = "local-chain-only-mpp-challenge-secret-0001";
+export type ProvidedChain = {
+  /** Who is paid, on both rails. */
+  payTo: `0x${string}`;
+  x402: {
+    rpcUrl: string;
+    chainId: number;
+    network: `eip155:${number}`;
+    asset: { address: `0x${string}`; name: string; version: string; decimals: number };
+    /** The in-process facilitator's signer: submits settlements and pays their gas. */
+    facilitatorKey: `0x${string}`;
+  };
+  mpp: {
+    rpcUrl: string;
+    chainId: number;
+    currency: `0x${string}`;
+    decimals: number;
+    /** Settles and closes session channels. */
+    operatorKey: `0x${string}`;
+    /** The HMAC key of MPP challenges (and the root of the service's other derived keys). */
+    secretKey: string;
+  };
+  /** Shown by the launcher (banner, `local.json`): demo wallet, chain URLs. */
+  credentials: Record<string, unknown>;
+  /** Stops the chain (after the service's own rails). */
+  stop(): Promise<void>;
+};
 
-type LocalConfig = FortuneConfig & { rails: { mode: "local" } };
-type HostedConfig = FortuneConfig & { rails: { mode: "hosted" } };
+/** Starts (or finds) the chain for `FORTUNE_RAILS=local`, with the service's config (port, chain id, `DATA_DIR`). */
+export type LocalChainProvider = (config: LocalConfig, logger: Logger) => Promise<ProvidedChain>;
 
 /** What the rails report back to the service. */
 export type RailsHooks = {
@@ -56,98 +78,60 @@ export const mppStore = (db: Database, secret: string) =>
   createDbStore({ db, table: "fortune.mpp_store", sealer: createTextSealer(secret, "fortune.mpp_store") });
 
 /**
- * Local mode: starts anvil (state kept under `DATA_DIR/chain`), installs our token,
- * the Permit2 proxies and the channel reserve, runs an in-process x402 facilitator
- * and the MPP servers on the reserve's RPC shim, and funds the demo payer.
+ * Local mode: the provided chain, the in-process x402 facilitator (about 2 ms of CPU per paid call
+ * since its native EIP-3009 path: a worker thread's two message hops cost more than they spare the
+ * event loop) and the MPP servers on the chain's MPP RPC.
  */
-async function localRails(
+async function providedRails(
   config: LocalConfig,
   db: Database,
   logger: Logger,
   hooks: RailsHooks,
+  provide: LocalChainProvider,
 ): Promise<Rails> {
-  const dir = join(config.dataDir, "chain");
-  const anvil = await startAnvil({
-    host: "127.0.0.1",
-    port: config.rails.chainPort,
-    chainId: config.rails.chainId,
-    stateFile: join(dir, "anvil-state.json"),
-  }).catch((error: Error) => {
-    throw new Error(
-      `the local chain did not start on 127.0.0.1:${config.rails.chainPort} ` +
-        `(FORTUNE_CHAIN_PORT picks another port, 0 any free one): ${error.message}`,
-    );
-  });
-  const stops: (() => Promise<void>)[] = [() => anvil.stop()];
+  const chain = await provide(config, logger);
+  const stops: (() => Promise<void>)[] = [() => chain.stop()];
   const stop = async () => {
     for (const step of stops.reverse()) await step();
   };
   try {
-    const chain = await bootstrapLocalChain({
-      rpcUrl: anvil.rpcUrl,
-      deployerPrivateKey: LOCAL_DEV_ACCOUNTS.deployer.privateKey,
-      cacheDir: join(dir, "contracts"),
-    });
-    const tempo = await startLocalTempo({ anvilRpcUrl: anvil.rpcUrl, cacheDir: join(dir, "contracts") });
-    stops.push(() => tempo.stop());
-    // Verifying and settling is mostly JavaScript: on its own thread it leaves the event loop free.
-    const facilitator = startFacilitatorThread({
-      rpcUrl: anvil.rpcUrl,
-      chainId: chain.chainId,
-      signerPrivateKey: LOCAL_DEV_ACCOUNTS.facilitator.privateKey,
+    const facilitator = createLocalFacilitator({
+      rpcUrl: chain.x402.rpcUrl,
+      chainId: chain.x402.chainId,
+      signerPrivateKey: chain.x402.facilitatorKey,
       confirmationTimeoutMs: config.settlementTimeoutMs,
     });
-    stops.push(() => facilitator.stop());
-    const payer = LOCAL_DEV_ACCOUNTS.payer;
-    if ((await chain.balanceOf(payer.address)) === 0n) {
-      await chain.fund(payer.address, DEMO_FUNDS_USD);
-      await chain.approvePermit2(payer.privateKey);
-    }
-    const payee = LOCAL_DEV_ACCOUNTS.payee.address;
     const mpp = createMppRails({
-      rpcUrl: tempo.rpcUrl,
-      chainId: tempo.chainId,
-      currency: tempo.currency,
-      decimals: tempo.decimals,
-      recipient: payee,
-      operatorPrivateKey: LOCAL_DEV_ACCOUNTS.mppOperator.privateKey,
-      secretKey: LOCAL_MPP_SECRET,
+      rpcUrl: chain.mpp.rpcUrl,
+      chainId: chain.mpp.chainId,
+      currency: chain.mpp.currency,
+      decimals: chain.mpp.decimals,
+      recipient: chain.payTo,
+      operatorPrivateKey: chain.mpp.operatorKey,
+      secretKey: chain.mpp.secretKey,
       realm: config.mppRealm,
-      store: mppStore(db, LOCAL_MPP_SECRET),
+      store: mppStore(db, chain.mpp.secretKey),
       voucherWaitMs: config.voucherWaitMs,
       onSessionSettlement: hooks.onSessionSettlement,
     });
-    logger.info(
-      { rpcUrl: anvil.rpcUrl, tempoRpcUrl: tempo.rpcUrl, asset: chain.asset.address },
-      "local chain ready",
-    );
     return {
-      secret: LOCAL_MPP_SECRET,
+      secret: chain.mpp.secretKey,
       x402: new FacilitatorX402Rail({
         facilitator,
-        network: chain.network,
-        asset: { ...chain.asset },
-        payTo: payee,
-        chain: new EvmSettlementChain(anvil.rpcUrl),
+        network: chain.x402.network,
+        asset: { ...chain.x402.asset },
+        payTo: chain.payTo,
+        chain: new EvmSettlementChain(chain.x402.rpcUrl),
       }),
       mpp: new MppRail(mpp, {
-        rpcUrl: tempo.rpcUrl,
-        chainId: tempo.chainId,
-        currency: tempo.currency,
-        recipient: payee,
+        rpcUrl: chain.mpp.rpcUrl,
+        chainId: chain.mpp.chainId,
+        currency: chain.mpp.currency,
+        recipient: chain.payTo,
       }),
-      mppCurrency: tempo.currency,
+      mppCurrency: chain.mpp.currency,
       sessionChannels: mpp.channels,
-      credentials: {
-        demoWallet: { address: payer.address, privateKey: payer.privateKey, note: "local chain only" },
-        chain: {
-          rpcUrl: anvil.rpcUrl,
-          tempoRpcUrl: tempo.rpcUrl,
-          chainId: chain.chainId,
-          x402Asset: chain.asset.address,
-          mppCurrency: tempo.currency,
-        },
-      },
+      credentials: chain.credentials,
       stop,
     };
   } catch (error) {
@@ -219,14 +203,25 @@ async function hostedRails(
   };
 }
 
-/** The rails the configuration selects. */
+/**
+ * The rails the configuration selects. `FORTUNE_RAILS=local` needs `localChain`, which only a
+ * launcher, the service's local entry (`local/main.ts`) or a test harness passes.
+ */
 export function startRails(
   config: FortuneConfig,
   db: Database,
   logger: Logger,
   hooks: RailsHooks = {},
+  localChain?: LocalChainProvider,
 ): Promise<Rails> {
-  return config.rails.mode === "local"
-    ? localRails(config as LocalConfig, db, logger, hooks)
-    : hostedRails(config as HostedConfig, db, logger, hooks);
+  if (config.rails.mode === "hosted") return hostedRails(config as HostedConfig, db, logger, hooks);
+  if (!localChain) {
+    return Promise.reject(
+      new Error(
+        "FORTUNE_RAILS=local needs a local chain, which this entry point does not start: run " +
+          "`npm start` (the whole platform) or `npm start -w services/fortune`, or set FORTUNE_RAILS=hosted",
+      ),
+    );
+  }
+  return providedRails(config as LocalConfig, db, logger, hooks, localChain);
 }

@@ -1,11 +1,13 @@
-import { createSessionChannels, LOCAL_DEV_ACCOUNTS, tempoClient } from "@app/payments";
+import { LOCAL_DEV_ACCOUNTS } from "@app/local-chain";
+import { createSessionChannels, tempoClient } from "@app/payments";
 import { captureLogs, json, test } from "@app/testkit";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, describe, expect, vi } from "vitest";
+import { LOCAL_MPP_SECRET } from "../local/index.ts";
 import { SessionBilling } from "../src/payments/session-billing.ts";
 import { SessionSettler } from "../src/payments/session-settler.ts";
-import { LOCAL_MPP_SECRET, mppStore } from "../src/rails.ts";
+import { mppStore } from "../src/rails.ts";
 import { SessionChannelStore } from "../src/store/session-channels.ts";
 import { type FortuneHarness, PAYEE, spareAccount, startFortune } from "../testing/harness.ts";
 import { advanceChainTime, promptBody, sessionKit } from "./session-support.ts";

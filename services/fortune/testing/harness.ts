@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningServer, serveApp } from "@app/core";
 import type { Database } from "@app/db";
-import { bootstrapLocalChain, LOCAL_DEV_ACCOUNTS, LOCAL_DEV_MNEMONIC, type LocalChain } from "@app/payments";
+import {
+  bootstrapLocalChain,
+  LOCAL_DEV_ACCOUNTS,
+  LOCAL_DEV_MNEMONIC,
+  type LocalChain,
+} from "@app/local-chain";
 import { migrateService } from "@app/runtime";
 import { silentLogger } from "@app/testkit";
 import { x402Client } from "@x402/core/client";
@@ -21,8 +26,8 @@ import {
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { type Hex, toHex } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
+import { fortuneLocalService } from "../local/index.ts";
 import { loadFortuneConfig } from "../src/config.ts";
-import { fortuneService } from "../src/service.ts";
 import { PaymentLedger } from "../src/store/ledger.ts";
 
 export const PAYEE = LOCAL_DEV_ACCOUNTS.payee.address;
@@ -48,8 +53,8 @@ export type FortuneHarness = {
 export async function startFortune(db: Database, env: Record<string, string> = {}): Promise<FortuneHarness> {
   const dataDir = await mkdtemp(join(tmpdir(), "fortune-test-"));
   const config = loadFortuneConfig({ FORTUNE_PORT: "0", FORTUNE_CHAIN_PORT: "0", DATA_DIR: dataDir, ...env });
-  await migrateService(fortuneService, db);
-  const built = await fortuneService.build({ config, db, logger: silentLogger() });
+  await migrateService(fortuneLocalService, db);
+  const built = await fortuneLocalService.build({ config, db, logger: silentLogger() });
   let server: RunningServer | undefined;
   try {
     server = await serveApp(built.app as never, { host: "127.0.0.1", port: 0 });

@@ -1,6 +1,7 @@
 /**
  * MPP (Machine Payments Protocol, mppx 0.11) rails: `tempo.charge` and `tempo.session` servers, the
- * official client, a database-backed store, and the local Tempo channel reserve + RPC shim.
+ * official client and a database-backed store. The local Tempo channel reserve and its RPC shim are
+ * `@app/local-chain`'s.
  *
  * @module
  */
@@ -30,25 +31,6 @@ export {
   SIGNATURE_VERIFIER_ADDRESS,
   TIP20_DECIMALS,
 } from "./constants.ts";
-export {
-  type ChannelReserveArtifact,
-  compileChannelReserve,
-  type InstallChannelReserveOptions,
-  installChannelReserve,
-} from "./escrow/reserve.ts";
-export {
-  startTempoShim,
-  type TempoShim,
-  type TempoShimOptions,
-  type TempoShimStats,
-} from "./escrow/rpc-shim.ts";
-export {
-  type FundPathUsdOptions,
-  fundPathUsd,
-  type LocalTempo,
-  type StartLocalTempoOptions,
-  startLocalTempo,
-} from "./local.ts";
 export {
   type ChargeOptions,
   createMppRails,

@@ -3,7 +3,7 @@
  * `tempo.session` (request mode and SSE), and small typed helpers for route handlers.
  *
  * Nothing here knows about the local chain. Local mode: `rpcUrl` = the reserve shim
- * (`startLocalTempo().rpcUrl`), `chainId` 1337, `currency` pathUSD. Hosted mode: `rpcUrl` = a Tempo
+ * (`@app/local-chain`'s `startLocalTempo().rpcUrl`), `chainId` 1337, `currency` pathUSD. Hosted mode: `rpcUrl` = a Tempo
  * RPC (e.g. `https://rpc.tempo.xyz`, chain 4217, or Moderato), `currency` = the TIP-20 to accept;
  * the reserve is the native precompile at the same canonical address.
  *

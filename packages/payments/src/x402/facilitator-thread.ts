@@ -1,8 +1,9 @@
 /**
- * The local facilitator on its own thread. Verifying and settling a payment is mostly the
- * facilitator's JavaScript (hashing, encoding, signing): on the service's event loop it competes
- * with every other request; on a worker thread it runs on another core, and the service only
- * passes messages.
+ * The local facilitator on its own thread: on the service's event loop its JavaScript (hashing,
+ * encoding, JSON-RPC) competes with every other request; on a worker thread it runs on another
+ * core, and the service only passes messages. Measure before choosing it: since the EIP-3009 fast
+ * path (`exact-eip3009.ts`) a verify and a settle cost the facilitator about 2 ms of CPU together,
+ * and the two round trips to the thread add about 0.6 ms of CPU and of latency to a paid call.
  *
  * @module
  */

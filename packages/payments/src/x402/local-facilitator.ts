@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { x402Facilitator } from "@x402/core/facilitator";
+import { InMemoryPendingSettlementStore, x402Facilitator } from "@x402/core/facilitator";
 import { type FacilitatorClient, type FacilitatorConfig, HTTPFacilitatorClient } from "@x402/core/server";
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { toFacilitatorEvmSigner } from "@x402/evm";
@@ -17,16 +17,17 @@ import {
   createWalletClient,
   defineChain,
   encodeFunctionData,
+  formatTransactionReceipt,
   type Hex,
   http,
-  keccak256,
   publicActions,
-  type TransactionReceipt,
   type TypedDataDefinition,
+  toHex,
 } from "viem";
-import { nonceManager } from "viem/accounts";
-import { sendRawTransactionSync } from "viem/actions";
 import { isTypedDataSignedBy, nativeSigningAccount } from "../crypto/signatures.ts";
+import { NativeExactEvmScheme, type TransferReceipt } from "./exact-eip3009.ts";
+import { jsonRpc } from "./json-rpc.ts";
+import { createSettlementSender, type SettlementSender } from "./settlement-sender.ts";
 
 /** Options for {@link createLocalFacilitator}. */
 export interface LocalFacilitatorOptions {
@@ -53,14 +54,19 @@ export interface LocalFacilitatorClient extends FacilitatorClient {
 
 /**
  * Builds an in-process x402 facilitator: `x402Facilitator` with `@x402/evm`'s `exact` (EIP-3009
- * and Permit2) and `upto` (Permit2) facilitator schemes over a viem wallet+public client.
- * Nothing here is specific to the local chain: point it at any EVM RPC with a funded key.
+ * and Permit2) and `upto` (Permit2) facilitator schemes over a viem wallet+public client, the
+ * plain EIP-3009 `exact` payments (an EOA's ECDSA signature) taken by {@link NativeExactEvmScheme}:
+ * the same rules and reason codes with native signature recovery, one `eth_call` to verify, one
+ * `eth_sendRawTransactionSync` to settle, and no second verification of a payment it has just
+ * verified. Nothing here is specific to the local chain: point it at any EVM RPC with a funded key.
  */
 export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalFacilitatorClient {
   const network: Network = `eip155:${options.chainId}`;
-  // One signer settles many payments at once: the nonce manager hands each transaction its own nonce.
-  const account = nativeSigningAccount(options.signerPrivateKey, { nonceManager });
+  const account = nativeSigningAccount(options.signerPrivateKey);
   const confirmationTimeoutMs = options.confirmationTimeoutMs ?? 60_000;
+  const pollingIntervalMs = options.pollingIntervalMs ?? 100;
+  // A send waiting on stalled mining gives up with the receipt wait, not before.
+  const sendTimeoutMs = Math.min(10_000, confirmationTimeoutMs);
   const chain = defineChain({
     id: options.chainId,
     name: network,
@@ -70,21 +76,31 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
   const client = createWalletClient({
     account,
     chain,
-    // A send waiting on stalled mining gives up with the receipt wait, not before.
-    transport: http(options.rpcUrl, { timeout: Math.min(10_000, confirmationTimeoutMs) }),
-    pollingInterval: options.pollingIntervalMs ?? 100,
+    transport: http(options.rpcUrl, { timeout: sendTimeoutMs }),
+    pollingInterval: pollingIntervalMs,
   }).extend(publicActions);
+  const rpc = jsonRpc(options.rpcUrl, { timeoutMs: sendTimeoutMs });
   // A plain EOA signature is checked natively; anything else (ERC-1271, ERC-6492) goes to viem's full check.
   const verifyTypedData = async (args: Parameters<typeof client.verifyTypedData>[0]) =>
     isTypedDataSignedBy(args.address, args as TypedDataDefinition, args.signature as Hex) ||
     client.verifyTypedData(args);
   const reads = recentReads(client);
-  const sender = syncSender(client, account, reads.forget);
+  // One signer settles many payments at once, for every scheme: one sender counts its nonces.
+  const sender = createSettlementSender({
+    rpc,
+    account,
+    chainId: options.chainId,
+    sendTimeoutMs,
+    confirmationTimeoutMs,
+    pollingIntervalMs,
+    onSend: reads.forget,
+  });
+  const writes = viemWrites(client, sender);
   const signer = toFacilitatorEvmSigner(
     // viem's generic client types are wider than the structural signer type x402 declares.
     {
       ...client,
-      ...sender,
+      ...writes,
       readContract: reads.readContract,
       getCode: reads.getCode,
       verifyTypedData,
@@ -92,8 +108,22 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): LocalF
     } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0],
     { confirmationTimeoutMs },
   );
+  const pendingSettlementStore = new InMemoryPendingSettlementStore();
+  const exact = new NativeExactEvmScheme(
+    new ExactEvmScheme(signer, { pendingSettlementStore }),
+    {
+      getCode: (address) => rpc<Hex>("eth_getCode", [address, "latest"]),
+      call: (to, data, gas) =>
+        rpc<Hex>("eth_call", [
+          { from: account.address, to, data, ...(gas === undefined ? {} : { gas: toHex(gas) }) },
+          "latest",
+        ]),
+    },
+    sender,
+    pendingSettlementStore,
+  );
   const facilitator = new x402Facilitator()
-    .register(network, new ExactEvmScheme(signer))
+    .register(network, exact)
     .register(network, new UptoEvmScheme(signer));
 
   return {
@@ -150,48 +180,22 @@ function recentReads(client: WalletClient) {
 }
 
 /**
- * `writeContract` and `waitForTransactionReceipt` for the facilitator's signer, over
- * `eth_sendRawTransactionSync` (EIP-7966): the node answers the send with the receipt, so a
- * settlement costs one round trip instead of a send and a receipt poll. When the node does not
- * answer in time (mining stalled) or the connection drops, the transaction may be out: its hash
- * (known before sending) is returned, and the receipt is then waited for as usual, so a late one
- * makes the settlement `settlement_pending`, never failed. A node that refuses the transaction
- * makes the send throw, as `writeContract` would, and the nonces are read afresh.
- *
- * Sends go one at a time, each nonce after the last: a synchronous send of a transaction whose
- * nonce is ahead of the chain's (a concurrent one not yet in) is refused rather than queued. Gas
- * and fees are estimated before taking a turn, so a turn is the nonce, the signature and the send.
+ * `writeContract`, `sendTransaction` and `waitForTransactionReceipt` as `@x402/evm`'s schemes
+ * (Permit2, upto, smart wallets) call them, over the facilitator's {@link SettlementSender}, so
+ * every transaction of its key takes its nonce from one count. A send the node answered with a
+ * receipt is not polled for; one it did not answer in time (mining stalled, a lost connection)
+ * may be out: its hash is returned and its receipt waited for as usual, so a late one makes the
+ * settlement `settlement_pending`, never failed. A node that refuses the transaction makes the
+ * call throw, as viem's would.
  */
-function syncSender(
-  client: WalletClient,
-  account: ReturnType<typeof nativeSigningAccount>,
-  onSend: () => void,
-) {
-  const receipts = new Map<Hex, TransactionReceipt>();
-  let previous: Promise<unknown> = Promise.resolve();
-  const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = previous.then(work, work);
-    previous = next.catch(() => undefined);
-    return next;
-  };
-  const chainId = client.chain?.id as number;
-  const send = async (request: Record<string, unknown>): Promise<Hex> => {
-    const nonce = await nonceManager.consume({ address: account.address, chainId, client });
-    const serializedTransaction = await account.signTransaction({ ...request, nonce } as never);
-    const hash = keccak256(serializedTransaction);
-    onSend();
-    try {
-      // No `timeout` parameter: anvil refuses it; the transport's own timeout bounds the wait.
-      receipts.set(hash, await sendRawTransactionSync(client, { serializedTransaction }));
-      onSend();
-    } catch (error) {
-      onSend();
-      if (isRefusal(error)) {
-        nonceManager.reset({ address: account.address, chainId });
-        throw error;
-      }
-    }
-    return hash;
+function viemWrites(client: WalletClient, sender: SettlementSender) {
+  const receipts = new Map<Hex, TransferReceipt>();
+  const transact = async (to: Address, data: Hex): Promise<Hex> => {
+    const gas = await sender.estimateGas(to, data);
+    const sent = await sender.send(to, data, gas + gas / 4n);
+    if (sent.kind === "refused") throw sent.error;
+    if (sent.receipt) receipts.set(sent.hash, sent.receipt);
+    return sent.hash;
   };
   return {
     writeContract(args: {
@@ -202,38 +206,18 @@ function syncSender(
       dataSuffix?: Hex;
     }) {
       const call = encodeFunctionData({ abi: args.abi, functionName: args.functionName, args: args.args });
-      const data = args.dataSuffix ? concat([call, args.dataSuffix]) : call;
-      // Gas and fees are estimated concurrently; only the nonce, the signature and the send are in turn.
-      return client
-        .prepareTransactionRequest({
-          account,
-          chain: client.chain,
-          to: args.address,
-          data,
-          parameters: ["fees", "gas", "type", "chainId"],
-        })
-        .then((request) => oneAtATime(() => send(request as Record<string, unknown>)));
+      return transact(args.address, args.dataSuffix ? concat([call, args.dataSuffix]) : call);
+    },
+    sendTransaction(args: { to: Address; data?: Hex }) {
+      return transact(args.to, args.data ?? "0x");
     },
     async waitForTransactionReceipt(args: { hash: Hex; timeout?: number }) {
       const receipt = receipts.get(args.hash);
       if (!receipt) return client.waitForTransactionReceipt(args);
       receipts.delete(args.hash);
-      return receipt;
+      return formatTransactionReceipt(receipt as never);
     },
   };
-}
-
-/** A JSON-RPC error that says the node refused the transaction (not a timeout, code 4, nor a lost connection). */
-function isRefusal(error: unknown): boolean {
-  let code: unknown;
-  for (
-    let cause: unknown = error;
-    cause && code === undefined;
-    cause = (cause as { cause?: unknown }).cause
-  ) {
-    code = (cause as { code?: unknown }).code;
-  }
-  return typeof code === "number" && code !== 4 && code < 0;
 }
 
 /** Per-path auth headers as `HTTPFacilitatorClient` wants them. */

@@ -7,7 +7,7 @@
  * carries the server-signed issue time, so the library's issuedAt-in-future check adds nothing but
  * this failure.
  */
-import { LOCAL_DEV_ACCOUNTS } from "@app/payments";
+import { LOCAL_DEV_ACCOUNTS } from "@app/local-chain";
 import { migrateService } from "@app/runtime";
 import { test } from "@app/testkit";
 import {

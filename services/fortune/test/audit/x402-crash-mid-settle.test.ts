@@ -6,7 +6,7 @@
  * returns). The payer's retry with the same key and authorisation gets 409 (then, once the key is
  * freed after 10 minutes, a new charge). Paid, never served; retried, charged twice.
  */
-import { LOCAL_DEV_ACCOUNTS } from "@app/payments";
+import { LOCAL_DEV_ACCOUNTS } from "@app/local-chain";
 import { json, test } from "@app/testkit";
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { describe, expect } from "vitest";

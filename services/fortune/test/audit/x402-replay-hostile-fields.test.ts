@@ -5,7 +5,7 @@
  * Anyone can do it: `from` is merely claimed, so the attacker names any payer whose key they know
  * (or their own) under a key that exists.
  */
-import { LOCAL_DEV_ACCOUNTS } from "@app/payments";
+import { LOCAL_DEV_ACCOUNTS } from "@app/local-chain";
 import { json, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { FakeX402Rail, signedPaymentHeader } from "../../src/payments/x402-rail.fake.ts";

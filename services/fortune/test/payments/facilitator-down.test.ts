@@ -1,4 +1,4 @@
-import { LOCAL_DEV_ACCOUNTS } from "@app/payments";
+import { LOCAL_DEV_ACCOUNTS } from "@app/local-chain";
 import { json, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { FakeX402Rail, signedPaymentHeader } from "../../src/payments/x402-rail.fake.ts";

@@ -1,4 +1,4 @@
-import { LOCAL_DEV_ACCOUNTS } from "@app/payments";
+import { LOCAL_DEV_ACCOUNTS } from "@app/local-chain";
 import { json, test } from "@app/testkit";
 import { decodePaymentSignatureHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { describe, expect } from "vitest";

@@ -1,5 +1,5 @@
 import { createServiceApp } from "@app/core";
-import { LOCAL_DEV_ACCOUNTS } from "@app/payments";
+import { LOCAL_DEV_ACCOUNTS } from "@app/local-chain";
 import { json, silentLogger, test } from "@app/testkit";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { describe, expect } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Compiles the package's own Solidity contracts (`packages/payments/contracts/*.sol`) with solc-js,
+ * Compiles the package's own Solidity contracts (`packages/local-chain/contracts/*.sol`) with solc-js,
  * caching the artifacts on disk.
  *
  * @module
@@ -52,7 +52,7 @@ const SETTINGS = {
 const require = createRequire(import.meta.url);
 
 /** Directory holding the `.sol` sources. */
-export const CONTRACTS_DIR: string = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "contracts");
+export const CONTRACTS_DIR: string = join(dirname(fileURLToPath(import.meta.url)), "..", "contracts");
 
 /**
  * The files this module compiles (other `.sol` files in the folder belong to other modules and are

@@ -6,10 +6,10 @@ pragma solidity 0.8.37;
 ///         (tempo/session, sessionProtocol v2) talks to at 0x4d50500000000000000000000000000000000000.
 ///         Installed with `anvil_setCode` on `anvil --network tempo` (which lacks the native precompile).
 ///
-/// Differences from the native precompile (see src/mpp/escrow/rpc-shim.ts):
+/// Differences from the native precompile (see src/tempo/rpc-shim.ts):
 ///  - The transaction-derived `expiringNonceHash` (keccak256(encodeForSigning(tx) || sender)) cannot be
 ///    computed from inside the EVM. The native node seeds it into the precompile before every transaction;
-///    here the loopback RPC shim (src/mpp/escrow/rpc-shim.ts) seeds it into `_openContext[sender]` (storage) right
+///    here the loopback RPC shim (src/tempo/rpc-shim.ts) seeds it into `_openContext[sender]` (storage) right
 ///    before forwarding the raw transaction, and clears it afterwards.
 ///  - TIP-20 implicit approval (the reserve may pull from msg.sender without approve) is emulated by the same
 ///    shim, which writes the sender's allowance for this address before the tx and restores it afterwards.

@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+import { PATH_USD_ADDRESS, TIP20_DECIMALS, tempoChain } from "@app/payments";
 import {
   type Address,
   createPublicClient,
@@ -14,12 +16,9 @@ import {
   parseUnits,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { PATH_USD_ADDRESS } from "../chain/addresses.ts";
 import { LOCAL_DEV_ACCOUNTS } from "../dev-accounts.ts";
-import { tempoChain } from "./chain.ts";
-import { TIP20_DECIMALS } from "./constants.ts";
-import { installChannelReserve } from "./escrow/reserve.ts";
-import { startTempoShim, type TempoShimStats } from "./escrow/rpc-shim.ts";
+import { installChannelReserve } from "./reserve.ts";
+import { startTempoShim, type TempoShimStats } from "./rpc-shim.ts";
 
 /** Options for {@link startLocalTempo}. */
 export interface StartLocalTempoOptions {

@@ -4,6 +4,13 @@
  *
  * @module
  */
+
+import {
+  CREATE2_DEPLOYER_ADDRESS,
+  PERMIT2_ADDRESS,
+  X402_EXACT_PERMIT2_PROXY_ADDRESS,
+  X402_UPTO_PERMIT2_PROXY_ADDRESS,
+} from "@app/payments";
 import {
   type Abi,
   type Address,
@@ -16,22 +23,20 @@ import {
   getContractAddress,
   type Hex,
   http,
+  keccak256,
   maxUint256,
   numberToHex,
   type PublicClient,
   parseEther,
   parseUnits,
   type Transport,
+  toHex,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import {
-  CREATE2_DEPLOYER_ADDRESS,
-  LOCAL_USD_SALT,
-  PERMIT2_ADDRESS,
-  X402_EXACT_PERMIT2_PROXY_ADDRESS,
-  X402_UPTO_PERMIT2_PROXY_ADDRESS,
-} from "./addresses.ts";
 import { type CompiledContracts, compileContracts } from "./contracts.ts";
+
+/** CREATE2 salt of LocalUSD (the string predates this package: changing it would move the token). */
+export const LOCAL_USD_SALT: Hex = keccak256(toHex("@app/payments:LocalUSD:v1"));
 
 /** The test dollar's identity; its EIP-712 domain is (name, version, chainId, address). */
 export interface LocalAsset {

@@ -15,8 +15,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { CHANNEL_RESERVE_ADDRESS } from "@app/payments";
 import { type Address, isAddressEqual, maxUint256, numberToHex, pad } from "viem";
-import { CHANNEL_RESERVE_ADDRESS } from "../constants.ts";
 import {
   type CallLike,
   openContextSlot,

@@ -9,15 +9,14 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { CHANNEL_RESERVE_ADDRESS, PATH_USD_ADDRESS, SIGNATURE_VERIFIER_ADDRESS } from "@app/payments";
 import { type Address, createPublicClient, erc20Abi, type Hex, http, numberToHex } from "viem";
-import { PATH_USD_ADDRESS } from "../../chain/addresses.ts";
-import { CONTRACTS_DIR } from "../../chain/contracts.ts";
-import { CHANNEL_RESERVE_ADDRESS, SIGNATURE_VERIFIER_ADDRESS } from "../constants.ts";
+import { CONTRACTS_DIR } from "../contracts.ts";
 import { tip20AllowanceSlot } from "./tx-context.ts";
 
 const SOURCE_FILE = "TIP20ChannelReserve.sol";
 const CONTRACT = "TIP20ChannelReserve";
-/** The same compiler settings as the package's other contracts (`chain/contracts.ts`). */
+/** The same compiler settings as the package's other contracts (`src/contracts.ts`). */
 const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
   evmVersion: "cancun",

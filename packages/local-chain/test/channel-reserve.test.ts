@@ -5,17 +5,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CHANNEL_RESERVE_ABI, CHANNEL_RESERVE_ADDRESS, PATH_USD_ADDRESS } from "@app/payments";
 import { createPublicClient, encodeFunctionData, http, pad, toFunctionSelector, zeroAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, describe, expect, it } from "vitest";
-import { PATH_USD_ADDRESS } from "../src/chain/addresses.ts";
-import { startAnvil } from "../src/chain/anvil.ts";
-import {
-  CHANNEL_RESERVE_ABI,
-  CHANNEL_RESERVE_ADDRESS,
-  installChannelReserve,
-  startTempoShim,
-} from "../src/mpp/index.ts";
+import { installChannelReserve, startAnvil, startTempoShim } from "../src/index.ts";
 
 const CACHE_DIR = join(fileURLToPath(new URL("..", import.meta.url)), ".data", "test-cache");
 const stateDir = mkdtempSync(join(tmpdir(), "mpp-reserve-"));

@@ -5,6 +5,8 @@
  *
  * @module
  */
+
+import { CHANNEL_RESERVE_ABI } from "@app/payments";
 import { Hash, Hex } from "ox";
 import { TxEnvelopeTempo } from "ox/tempo";
 import {
@@ -19,7 +21,6 @@ import {
   type TransactionSerialized,
 } from "viem";
 import { Transaction as TempoTransaction } from "viem/tempo";
-import { CHANNEL_RESERVE_ABI } from "../constants.ts";
 
 type Hex32 = `0x${string}`;
 

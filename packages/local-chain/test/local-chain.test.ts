@@ -2,6 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  PERMIT2_ADDRESS,
+  X402_EXACT_PERMIT2_PROXY_ADDRESS,
+  X402_UPTO_PERMIT2_PROXY_ADDRESS,
+} from "@app/payments";
+import {
   uptoPermit2WitnessTypes,
   PERMIT2_ADDRESS as X402_PERMIT2_ADDRESS,
   x402ExactPermit2ProxyABI,
@@ -18,10 +23,7 @@ import {
   compileContracts,
   LOCAL_DEV_ACCOUNTS,
   type LocalChain,
-  PERMIT2_ADDRESS,
   startAnvil,
-  X402_EXACT_PERMIT2_PROXY_ADDRESS,
-  X402_UPTO_PERMIT2_PROXY_ADDRESS,
 } from "../src/index.ts";
 import { TEST_CACHE_DIR } from "./support.ts";
 
