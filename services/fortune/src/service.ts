@@ -108,6 +108,7 @@ export function createFortuneService(options: FortuneServiceOptions = {}): Servi
         ledger,
         idempotency,
         settlements: gate.settlements,
+        mppCharges: gate.mppCharges,
         clock,
         logger,
       }).start();

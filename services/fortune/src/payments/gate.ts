@@ -7,6 +7,7 @@ import type { PaymentLedger } from "../store/ledger.ts";
 import { Challenges } from "./challenges.ts";
 import { IdempotencyGuard } from "./idempotency-guard.ts";
 import { MppChargeFlow } from "./mpp-charge-flow.ts";
+import { PendingMppCharges } from "./mpp-pending-charges.ts";
 import type { MppRail } from "./mpp-rail.ts";
 import type { Offer, PaidHandler } from "./offer.ts";
 import { refusal } from "./refusal.ts";
@@ -36,6 +37,8 @@ export type GateDeps = {
  */
 export class PaymentGate {
   readonly settlements: PendingSettlements;
+  /** MPP charges recorded before they were sent, for the reconciler (when MPP is offered). */
+  readonly mppCharges?: PendingMppCharges;
   private readonly challenges: Challenges;
   private readonly x402: X402Flow;
   private readonly mppCharge?: MppChargeFlow;
@@ -54,6 +57,7 @@ export class PaymentGate {
       onPaymentFailed,
     });
     if (deps.mpp) {
+      this.mppCharges = new PendingMppCharges({ ...deps, mpp: deps.mpp });
       this.mppCharge = new MppChargeFlow({
         ...deps,
         mpp: deps.mpp,

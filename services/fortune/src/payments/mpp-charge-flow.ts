@@ -22,6 +22,11 @@ const NOT_FRESH = refusal(
   "A stored response goes again only to a new signed transaction from the same payer, not yet on chain.",
 );
 
+const ALREADY_PRESENTED = refusal(
+  "mpp_credential_already_presented",
+  "This MPP credential is already being charged or was charged; sign a new one.",
+);
+
 const NO_PAYER = refusal(
   "mpp_invalid_credential",
   "The MPP credential carries no signed transaction or confirmed transfer naming its payer.",
@@ -50,29 +55,40 @@ export class MppChargeFlow {
       return storedResponse(c, keyed.stored);
     }
     const run = keyed.kind === "run" ? keyed : undefined;
-    let charged = false;
+    let paymentId: string | undefined;
+    let sent = false;
     try {
       await offer.admit?.();
       const body = await handler(paidContext(payer, "mpp").context);
-      const outcome = await this.deps.mpp.charge(c.req.raw, price);
-      if (outcome.kind === "refused") {
-        await run?.release();
-        return this.refuse(c, offer, outcome.refusal);
-      }
-      charged = true;
-      await this.deps.ledger.recordSettled({
+      const priceAtomic = usdToAtomic(price);
+      // Recorded, with the response it buys, before the charge is sent: if the process dies once
+      // the charge has landed, the reconciler finds it on chain and the payer's key gets its answer.
+      paymentId = await this.deps.ledger.chargePending({
         route: offer.route,
         rail: "mpp",
         scheme: "charge",
-        network: outcome.network,
-        asset: outcome.currency,
+        network: this.deps.mpp.network,
+        asset: this.deps.mpp.currency,
         payer,
-        claimKey: `mpp:${outcome.reference}`,
-        authorizedAtomic: usdToAtomic(price),
-        settledAtomic: usdToAtomic(price),
-        reference: outcome.reference,
+        claimKey: `mpp:${credential.credentialId}`,
+        authorizedAtomic: priceAtomic,
+        settledAtomic: priceAtomic,
+        reference: credential.credentialId,
+        response: { status: 200, body, headers: { "Cache-Control": "private" } },
         idempotencyKey: run?.key,
       });
+      if (!paymentId) {
+        await run?.release();
+        return this.refuse(c, offer, ALREADY_PRESENTED);
+      }
+      sent = true;
+      const outcome = await this.deps.mpp.charge(c.req.raw, price);
+      if (outcome.kind === "refused") {
+        await this.deps.ledger.failed(paymentId, outcome.refusal.reason);
+        await run?.release();
+        return this.refuse(c, offer, outcome.refusal);
+      }
+      await this.deps.ledger.settled(paymentId, priceAtomic, outcome.reference, { delivered: true });
       const paid: StoredResponse = {
         status: 200,
         body,
@@ -81,13 +97,17 @@ export class MppChargeFlow {
       await run?.complete(paid);
       return storedResponse(c, paid, false);
     } catch (error) {
-      // Before the charge nothing was taken: the key is free again. After it, the key stays until
-      // the reconciler finds what happened.
-      if (!charged) await run?.release();
-      else
+      // Before the charge was sent nothing was taken: the key is free again (and the recorded
+      // charge failed). Once sent, it may have landed whatever went wrong: the payment stays
+      // `pending` and the key taken until the reconciler asks the chain and, if it landed, gives
+      // the key its response.
+      if (!sent) {
+        if (paymentId) await this.deps.ledger.failed(paymentId, "mpp_charge_not_sent");
+        await run?.release();
+      } else
         this.deps.logger.error(
-          { requestId: requestIdOf(c), err: error },
-          "an MPP charge landed but was not recorded",
+          { requestId: requestIdOf(c), paymentId, err: error },
+          "an MPP charge was sent but not recorded as settled: the reconciler will ask the chain",
         );
       throw error;
     }

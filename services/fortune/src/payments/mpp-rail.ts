@@ -6,7 +6,8 @@ import {
   tempoClient,
 } from "@app/payments";
 import { Credential, Receipt } from "mppx";
-import type { Client } from "viem";
+import type { Client, Hex } from "viem";
+import { getTransactionReceipt } from "viem/actions";
 import { type Refusal, refusal } from "./refusal.ts";
 
 /** The outcome of presenting an MPP credential for a one-shot charge. */
@@ -45,6 +46,16 @@ export class MppRail {
     this.client = tempoClient(chain.rpcUrl, chain.chainId);
   }
 
+  /** The CAIP-2 network charges are paid on. */
+  get network(): string {
+    return `eip155:${this.chain.chainId}`;
+  }
+
+  /** The token charges are paid in. */
+  get currency(): `0x${string}` {
+    return this.chain.currency;
+  }
+
   /** `WWW-Authenticate: Payment …` values for a one-shot charge at this price. */
   async challenges(request: Request, priceUsd: string): Promise<string[]> {
     return [await this.rails.chargeChallenge(request, priceUsd)];
@@ -67,6 +78,13 @@ export class MppRail {
     return isUnspentCredential(credential, this.client);
   }
 
+  /** What the chain says of a charge's transaction: succeeded, reverted, or not seen (yet). */
+  async chargeOutcome(transaction: Hex): Promise<"settled" | "failed" | "pending"> {
+    const receipt = await getTransactionReceipt(this.client, { hash: transaction }).catch(() => undefined);
+    if (!receipt) return "pending";
+    return receipt.status === "success" ? "settled" : "failed";
+  }
+
   async charge(request: Request, priceUsd: string): Promise<MppChargeOutcome> {
     const result = await this.rails.charge(request, priceUsd);
     if (result.status === 402) return { kind: "refused", refusal: await refusalOf(result.challenge) };
@@ -75,8 +93,8 @@ export class MppRail {
     return {
       kind: "paid",
       reference: receipt.reference,
-      network: `eip155:${this.chain.chainId}`,
-      currency: this.chain.currency,
+      network: this.network,
+      currency: this.currency,
       receiptHeaders: { "Payment-Receipt": receiptHeader },
     };
   }

@@ -1,6 +1,7 @@
 import type { Clock, Logger } from "@app/core";
 import type { IdempotencyStore } from "../store/idempotency.ts";
-import type { PaymentLedger } from "../store/ledger.ts";
+import type { PaymentLedger, PaymentRecord } from "../store/ledger.ts";
+import type { PendingMppCharges } from "./mpp-pending-charges.ts";
 import type { PendingSettlements } from "./settlements.ts";
 
 /** A payment or key left unfinished this long is looked at by the reconciler. */
@@ -12,6 +13,8 @@ export type ReconcilerDeps = {
   ledger: PaymentLedger;
   idempotency: IdempotencyStore;
   settlements: PendingSettlements;
+  /** MPP charges recorded before they were sent (absent when the service takes no MPP). */
+  mppCharges?: PendingMppCharges;
   clock: Clock;
   logger: Logger;
 };
@@ -29,13 +32,14 @@ export class PaymentReconciler {
     const now = this.deps.clock.now().getTime();
     let payments = 0;
     for (const payment of await this.deps.ledger.unfinished(new Date(now - SETTLE_GRACE_MS))) {
-      if (!this.deps.settlements.isUnfinished(payment)) continue;
-      if ((await this.deps.settlements.resolve(payment)) !== payment.state) payments += 1;
+      const finisher = this.finisherOf(payment);
+      if (!finisher?.isUnfinished(payment)) continue;
+      if ((await finisher.resolve(payment)) !== payment.state) payments += 1;
     }
     let keys = 0;
     for (const pending of await this.deps.idempotency.pendingSince(new Date(now - SETTLE_GRACE_MS))) {
       const payment = await this.deps.ledger.byClaimKey(pending.claimKey);
-      const stored = payment?.state === "settled" ? this.deps.settlements.responseOf(payment) : undefined;
+      const stored = payment?.state === "settled" ? this.finisherOf(payment)?.responseOf(payment) : undefined;
       if (stored) {
         await this.deps.idempotency.complete(pending.route, pending.key, pending.payer, stored);
         keys += 1;
@@ -50,6 +54,11 @@ export class PaymentReconciler {
       }
     }
     return { payments, keys };
+  }
+
+  /** What finishes a payment of its rail: x402 settlements, or MPP charges. */
+  private finisherOf(payment: PaymentRecord): PendingSettlements | PendingMppCharges | undefined {
+    return payment.rail === "mpp" ? this.deps.mppCharges : this.deps.settlements;
   }
 
   /** Sweeps now and every `everyMs`; the returned function stops it. */

@@ -155,38 +155,42 @@ export class PaymentLedger {
     return rows[0];
   }
 
-  /** x402 payments still `verified` or `pending` since before `before`: the reconciler's work. */
+  /** Payments (x402, MPP charges) still `verified` or `pending` since before `before`: the reconciler's work. */
   async unfinished(before: Date): Promise<PaymentRecord[]> {
     return this.db.query<PaymentRecord>(
       `SELECT ${RECORD_COLUMNS} FROM fortune.payments
-       WHERE state IN ('verified', 'pending') AND rail = 'x402' AND updated_at < $1
+       WHERE state IN ('verified', 'pending') AND updated_at < $1
        ORDER BY updated_at LIMIT 100`,
       [before],
     );
   }
 
   /**
-   * Records an MPP payment that the MPP server already verified and settled; a second
-   * record of the same payment (same claim key) is ignored.
+   * Records an MPP charge before it is sent: `pending`, with its transaction and the response it
+   * buys, so a crash between the charge landing and {@link settled} leaves what the reconciler and
+   * the payer's retry need. Its id, or undefined when the same credential was already claimed.
    */
-  async recordSettled(payment: NewPayment & { settledAtomic: bigint; reference: string }): Promise<void> {
-    await this.insert(payment, {
-      state: "settled",
+  chargePending(
+    payment: NewPayment & { settledAtomic: bigint; reference: string; response: StoredResponse },
+  ): Promise<string | undefined> {
+    return this.insert(payment, {
+      state: "pending",
       settledAtomic: payment.settledAtomic,
       reference: payment.reference,
+      response: payment.response,
     });
   }
 
   /** Inserts a payment unless its claim key is taken; its id, or undefined when it was. */
   private async insert(
     payment: NewPayment,
-    outcome: { state: PaymentState; settledAtomic?: bigint; reference?: string },
+    outcome: { state: PaymentState; settledAtomic?: bigint; reference?: string; response?: StoredResponse },
   ): Promise<string | undefined> {
     const rows = await this.db.query<{ id: string }>(
       `INSERT INTO fortune.payments
          (id, route, rail, scheme, network, asset, payer, claim_key, authorized_atomic, settled_atomic,
-          state, reference, idempotency_key, authorization_facts, grants_entitlement)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+          state, reference, idempotency_key, authorization_facts, grants_entitlement, response)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
        ON CONFLICT (claim_key) DO NOTHING
        RETURNING id`,
       [
@@ -205,6 +209,7 @@ export class PaymentLedger {
         payment.idempotencyKey ?? null,
         payment.authorizationFacts ? JSON.stringify(payment.authorizationFacts) : null,
         payment.grantsEntitlement ?? false,
+        outcome.response ? JSON.stringify(outcome.response) : null,
       ],
     );
     return rows[0]?.id;

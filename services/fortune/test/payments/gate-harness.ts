@@ -80,6 +80,7 @@ export async function gateOn(db: Database, rail: FakeX402Rail, mpp?: MppRail): P
     ledger,
     idempotency,
     settlements: gate.settlements,
+    mppCharges: gate.mppCharges,
     clock,
     logger,
   });
