@@ -3,12 +3,8 @@ import { configDefaults, defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "services/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
-    // Tests of several processes on one database server run in the PostgreSQL pass only;
-    // `*.embedded.test.ts` runs on PGlite only (one, an open issue on PostgreSQL: see its header).
-    exclude: [
-      ...configDefaults.exclude,
-      process.env.TEST_DATABASE_URL ? "**/*.embedded.test.ts" : "**/*.postgres.test.ts",
-    ],
+    // Tests of several processes on one database server run in the PostgreSQL pass only.
+    exclude: [...configDefaults.exclude, ...(process.env.TEST_DATABASE_URL ? [] : ["**/*.postgres.test.ts"])],
     globalSetup: ["packages/testkit/src/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,16 +1,31 @@
-import { createWriteStream, readFileSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  createWriteStream,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer, Socket } from "node:net";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
+import { setFlagsFromString } from "node:v8";
 import { publisherService } from "@app/publisher";
 import type { ServiceDefinition } from "@app/runtime";
 import { createAccount, createApiKey } from "../../services/publisher/src/store/accounts.ts";
 import { serveForBench } from "./service.ts";
 
 /** What the publisher bench server reports: where it listens, a media:write key, where media lands. */
-export type PublisherServerInfo = { url: string; apiKey: string; storageDir: string; bareUrl: string };
+export type PublisherServerInfo = {
+  url: string;
+  apiKey: string;
+  storageDir: string;
+  bareUrl: string;
+  ceilingUrl: string;
+};
 
 /** Resident memory over one upload: at the start, the highest sample, and the kernel's high-water mark. */
 export type RssReport = { startBytes: number; peakBytes: number; hwmBytes?: number; samples: number };
@@ -29,6 +44,12 @@ function highWaterMark(): number | undefined {
 }
 
 const storageDir = process.env.BENCH_STORAGE_DIR ?? "";
+
+/**
+ * For explorations only: V8 flags set in this server as it starts (`NODE_OPTIONS` refuses most
+ * V8 flags), e.g. `BENCH_UPLOAD_V8_FLAGS=--external-memory-accounted-in-global-limit`.
+ */
+if (process.env.BENCH_UPLOAD_V8_FLAGS) setFlagsFromString(process.env.BENCH_UPLOAD_V8_FLAGS);
 
 /**
  * A second baseline in this same process: bare `node:http` piping any request body into a file
@@ -53,9 +74,71 @@ async function serveBare(): Promise<string> {
 }
 
 /**
+ * A third baseline, the loopback ceiling for a Node receiver: a plain `node:net` server that reads
+ * each connection straight into one reused 1 MiB buffer (`onread`, no stream, no HTTP parser: the
+ * head is split off by hand) and writes every read to a file with `writeSync`
+ * (`<storageDir>/../ceiling/ceiling-<n>.bin`, removed at once). One request per connection; no
+ * checks beyond the Content-Length; only for the bench.
+ */
+async function serveCeiling(): Promise<string> {
+  const dir = join(storageDir, "..", "ceiling");
+  await mkdir(dir, { recursive: true });
+  let count = 0;
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  const server = createNetServer({ pauseOnConnect: true }, (accepted) => {
+    const file = join(dir, `ceiling-${count++}.bin`);
+    const fd = openSync(file, "wx");
+    let head = "";
+    let length = -1;
+    let received = 0;
+    let open = true;
+    const finish = () => {
+      if (!open) return;
+      open = false;
+      closeSync(fd);
+      rmSync(file, { force: true });
+    };
+    // Re-wrapped so that every read lands in `buffer` (a socket takes `onread` only when made).
+    const socket = new Socket({
+      handle: (accepted as unknown as { _handle: unknown })._handle as never,
+      onread: {
+        buffer,
+        callback(size) {
+          let body = buffer.subarray(0, size);
+          if (length < 0) {
+            const before = head.length;
+            head += body.toString("latin1");
+            const end = head.indexOf("\r\n\r\n");
+            if (end < 0) return true;
+            length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+            if (/\r\nexpect:\s*100-continue/i.test(head)) socket.write("HTTP/1.1 100 Continue\r\n\r\n");
+            body = body.subarray(end + 4 - before);
+          }
+          for (let at = 0; at < body.length; ) at += writeSync(fd, body, at);
+          received += body.length;
+          if (received >= length) {
+            finish();
+            socket.end(
+              "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}",
+            );
+          }
+          return true;
+        },
+      },
+    });
+    socket.on("error", () => undefined);
+    socket.on("close", finish);
+    socket.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  process.once("disconnect", () => server.close());
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
  * The publisher API alone (no workers: uploads only), PGlite in a temp DATA_DIR, media in
- * `BENCH_STORAGE_DIR` (on the same disk as the bench's file), and a bare `node:http` upload
- * baseline in the same process. Asked `"rss-start"` over IPC it
+ * `BENCH_STORAGE_DIR` (on the same disk as the bench's file), and two upload baselines in the
+ * same process: bare `node:http` into a file, and a plain `node:net` socket into a file. Asked `"rss-start"` over IPC it
  * samples its resident memory every 5 ms (and resets the kernel's peak where allowed) until asked
  * `"rss-stop"`, which answers an {@link RssReport}.
  */
@@ -76,6 +159,7 @@ await serveForBench(
       apiKey: key,
       storageDir,
       bareUrl: await serveBare(),
+      ceilingUrl: await serveCeiling(),
     } satisfies PublisherServerInfo;
   },
   (message) => {

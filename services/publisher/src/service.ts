@@ -51,6 +51,7 @@ export const publisherService: ServiceDefinition<PublisherServiceConfig> = {
       adapters,
       sealer,
       media: { trustedOrigins: [new URL(publicBase).origin, ...settings.trustedMediaOrigins] },
+      tuning: { tiktokProcessingTimeoutMs: settings.workers.tiktokProcessingTimeoutMs },
     });
     const app = createApp({
       db,

@@ -39,6 +39,7 @@ await runMain(async () => {
     adapters: createAdapters(settings.platforms),
     sealer: createTextSealer(settings.tokenSecret, "publisher.connections"),
     media: { trustedOrigins: [new URL(publicUrl).origin, ...settings.trustedMediaOrigins] },
+    tuning: { tiktokProcessingTimeoutMs: settings.workers.tiktokProcessingTimeoutMs },
   });
   const workers = publishing.startWorkers(settings.workers);
   logger.info({ concurrency: settings.workers.concurrency }, "publisher workers running");

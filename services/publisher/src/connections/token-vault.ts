@@ -106,14 +106,16 @@ export function createTokenVault(deps: TokenVaultDeps): TokenVault {
 
 /**
  * Runs `call` with the connection's access token; when the platform refuses the token
- * (`unauthorized`), refreshes it and runs `call` once more.
+ * (`unauthorized`), refreshes it and runs `call` once more. `alreadyOpened`: the connection as
+ * the caller opened it moments ago in the same turn (saves reading it again).
  */
 export async function withAccessToken<T>(
   vault: TokenVault,
   connectionId: string,
   call: (opened: OpenConnection) => Promise<T>,
+  alreadyOpened?: OpenConnection,
 ): Promise<T> {
-  const opened = await vault.open(connectionId);
+  const opened = alreadyOpened ?? (await vault.open(connectionId));
   try {
     return await call(opened);
   } catch (error) {

@@ -29,8 +29,25 @@ export const QUEUE_HORIZON_DAYS = 90;
 
 export const isTimeZone = (zone: string): boolean => IANAZone.isValidZone(zone);
 
-/** The slot instants of one local calendar day (`day` at local midnight), in time order. */
-function slotsOfDay(day: DateTime, settings: QueueSettings): Date[] {
+/** A calendar date (year, month 1–12, day) and its weekday (0 = Sunday). */
+type CalendarDay = { year: number; month: number; day: number; weekday: number };
+
+/**
+ * The calendar date `offset` days after `start`. Calendar arithmetic is the same in every zone,
+ * so it is done on a UTC date (cheap) rather than on a zoned luxon DateTime.
+ */
+function addDays(start: { year: number; month: number; day: number }, offset: number): CalendarDay {
+  const date = new Date(Date.UTC(start.year, start.month - 1, start.day + offset));
+  return {
+    year: date.getUTCFullYear(),
+    month: date.getUTCMonth() + 1,
+    day: date.getUTCDate(),
+    weekday: date.getUTCDay(),
+  };
+}
+
+/** The slot instants of one local calendar day, in time order. */
+function slotsOfDay(day: CalendarDay, settings: QueueSettings): Date[] {
   return SLOT_TIMES[settings.postsPerDay].map(([hour, minute]) =>
     // A local time that a DST jump skips is moved forward by the jump (02:30 → 03:30), as luxon does.
     DateTime.fromObject(
@@ -47,11 +64,11 @@ function slotsOfDay(day: DateTime, settings: QueueSettings): Date[] {
 export function candidateSlots(input: { now: Date; settings: QueueSettings; horizonDays?: number }): Date[] {
   const { now, settings } = input;
   const horizon = input.horizonDays ?? QUEUE_HORIZON_DAYS;
-  const today = DateTime.fromJSDate(now, { zone: settings.timeZone }).startOf("day");
+  const today = DateTime.fromJSDate(now, { zone: settings.timeZone });
   const slots: Date[] = [];
   for (let offset = 0; offset <= horizon; offset += 1) {
-    const day = today.plus({ days: offset });
-    if (!settings.allowedDays.includes(day.weekday % 7)) continue;
+    const day = addDays(today, offset);
+    if (!settings.allowedDays.includes(day.weekday)) continue;
     for (const slot of slotsOfDay(day, settings)) if (slot.getTime() > now.getTime()) slots.push(slot);
   }
   return slots;

@@ -23,7 +23,8 @@ const published = (handle: BlueskyHandle, uri: string): StepResult => ({
  */
 export async function publishToBluesky(run: TargetRun, deps: PublisherDeps): Promise<StepResult> {
   const bluesky = deps.adapters.bluesky;
-  const { row, secrets } = await deps.vault.open(run.target.connectionId);
+  const opened = await deps.vault.open(run.target.connectionId);
+  const { row, secrets } = opened;
   const service = secrets.service ?? "";
   let handle = run.target.platformHandle as BlueskyHandle | null;
   if (handle?.rkey) {
@@ -45,8 +46,15 @@ export async function publishToBluesky(run: TargetRun, deps: PublisherDeps): Pro
     ...(await embedFor(run, deps)),
   };
   try {
-    const created = await withAccessToken(deps.vault, run.target.connectionId, ({ secrets: current }) =>
-      bluesky.createRecord(service, current.accessToken, { repo: saved.repo, rkey: saved.rkey, record }),
+    // A text post goes straight on with the token opened above; one with media was a while
+    // uploading its blobs, so its token is looked at again.
+    const fresh = run.target.content.mediaItems.length === 0 ? opened : undefined;
+    const created = await withAccessToken(
+      deps.vault,
+      run.target.connectionId,
+      ({ secrets: current }) =>
+        bluesky.createRecord(service, current.accessToken, { repo: saved.repo, rkey: saved.rkey, record }),
+      fresh,
     );
     return published(saved, created.uri);
   } catch (error) {

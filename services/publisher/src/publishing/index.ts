@@ -11,7 +11,7 @@ import type { Adapters } from "../platforms/index.ts";
 import { cancelScheduledPost, claimDueTargets, refreshPostStatus, targetOutcomes } from "../store/targets.ts";
 import { defaultRetryPolicy, type RetryPolicy } from "./retry-policy.ts";
 import { defaultTuning, type PublishingTuning } from "./run-context.ts";
-import { createExecutor, type Executor } from "./target-executor.ts";
+import { createExecutor, createRunningTargets, type Executor } from "./target-executor.ts";
 import { runWorkerPool, type WorkerOptions } from "./worker-pool.ts";
 
 export type { WorkerOptions } from "./worker-pool.ts";
@@ -57,6 +57,7 @@ export function createPublishing(deps: PublishingDeps): PublishingService {
   const tuning = { ...defaultTuning(), ...deps.tuning };
   const vault = createTokenVault({ db: deps.db, sealer: deps.sealer, adapters: deps.adapters, clock });
   const reader = createMediaReader(deps.storage, deps.media);
+  const running = createRunningTargets();
   const publisherDeps = {
     adapters: deps.adapters,
     vault,
@@ -66,16 +67,21 @@ export function createPublishing(deps: PublishingDeps): PublishingService {
     reader,
     tuning,
   };
-  const executorFor = (workerId: string, leaseMs: number): Executor =>
+  const executorFor = (
+    workerId: string,
+    leaseMs: number,
+    overrides: Partial<PublishingTuning> = {},
+  ): Executor =>
     createExecutor({
       db: deps.db,
       logger: deps.logger,
       clock,
-      deps: publisherDeps,
+      deps: { ...publisherDeps, tuning: { ...tuning, ...overrides } },
       retry,
       workerId,
       leaseMs,
       sealer: deps.sealer,
+      running,
     });
   let nowExecutor: Executor | undefined;
 
@@ -90,6 +96,7 @@ export function createPublishing(deps: PublishingDeps): PublishingService {
       now,
       leaseUntil: new Date(now.getTime() + (deps.leaseMs ?? 60_000)),
       postId,
+      excludeIds: running.ids(),
     });
     if (claimed.length > 0) await refreshPostStatus(deps.db, postId, now);
     const runs = Promise.all(claimed.map((target) => executor.run(target, { holdUntil: deadline })));
@@ -110,11 +117,22 @@ export function createPublishing(deps: PublishingDeps): PublishingService {
       const leaseMs = options.leaseMs ?? 60_000;
       const workerId = options.workerId ?? defaultWorkerId();
       return runWorkerPool(
-        { db: deps.db, logger: deps.logger, clock, executor: executorFor(workerId, leaseMs) },
+        {
+          db: deps.db,
+          logger: deps.logger,
+          clock,
+          executor: executorFor(
+            workerId,
+            leaseMs,
+            options.tiktokProcessingTimeoutMs === undefined
+              ? {}
+              : { tiktokProcessingTimeoutMs: options.tiktokProcessingTimeoutMs },
+          ),
+        },
         {
           workerId,
           leaseMs,
-          concurrency: options.concurrency ?? 4,
+          concurrency: options.concurrency ?? 16,
           pollIntervalMs: options.pollIntervalMs ?? 1_000,
           sweepIntervalMs: options.sweepIntervalMs ?? 15_000,
         },

@@ -25,12 +25,18 @@ export type PublishingTuning = {
   tiktokChunkBytes: number;
   /** How long to wait between TikTok status polls. */
   statusPollMs: number;
+  /**
+   * How long a TikTok post may stay processing once its media is in (uploaded or handed over):
+   * past this the target fails with `PROCESSING_TIMEOUT` instead of being polled without end.
+   */
+  tiktokProcessingTimeoutMs: number;
 };
 
 export const defaultTuning = (): PublishingTuning => ({
   youtubeChunkBytes: 8 * 1024 * 1024,
   tiktokChunkBytes: 10 * 1024 * 1024,
   statusPollMs: 10_000,
+  tiktokProcessingTimeoutMs: 60 * 60_000,
 });
 
 /** One turn on one claimed target. */

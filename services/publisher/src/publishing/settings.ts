@@ -45,10 +45,19 @@ export const publishingVariables = {
   PUBLISHER_MEDIA_TRUSTED_ORIGINS: list(),
   PUBLISHER_WORKERS: settings.boolean(true),
   PUBLISHER_WORKER_ID: z.string().min(1).max(200).optional(),
-  PUBLISHER_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  // 16: a Bluesky text post is mostly waiting (the platform, the handle save's disk flush), and
+  // group commit flushes the handles of every target in flight at once. Two processes at 4 kept
+  // up with 167 targets/s only without anything else on the machine (bench/publisher.ts).
+  PUBLISHER_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   PUBLISHER_WORKER_POLL_MS: ms(1_000),
   PUBLISHER_WORKER_LEASE_MS: ms(60_000),
   PUBLISHER_SWEEP_INTERVAL_MS: ms(15_000),
+  PUBLISHER_TIKTOK_PROCESSING_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(7 * 86_400_000)
+    .default(3_600_000),
 };
 
 const schema = z.object(publishingVariables);
@@ -93,6 +102,7 @@ export function toPublishingSettings(parsed: Parsed): PublishingSettings {
       pollIntervalMs: parsed.PUBLISHER_WORKER_POLL_MS,
       leaseMs: parsed.PUBLISHER_WORKER_LEASE_MS,
       sweepIntervalMs: parsed.PUBLISHER_SWEEP_INTERVAL_MS,
+      tiktokProcessingTimeoutMs: parsed.PUBLISHER_TIKTOK_PROCESSING_TIMEOUT_MS,
       workerId: parsed.PUBLISHER_WORKER_ID,
     },
   };

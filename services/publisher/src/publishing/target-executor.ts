@@ -32,7 +32,37 @@ export type ExecutorOptions = {
   leaseMs: number;
   /** Seals the handle's upload URLs at rest (the connections' token sealer). */
   sealer: TextSealer;
+  /** The targets this process runs, shared by its executors (see {@link RunningTargets}). */
+  running?: RunningTargets;
 };
+
+/**
+ * The targets a process is running, over all its executors (workers and publish-now). A claim's
+ * lease can run out while its run goes on (a stalled loop, missed heartbeats); the sweeper then
+ * hands the target back, and this process must not claim it again until that stale run has
+ * stopped: the new run would race the old one over the same upload (on PGlite the other worker's
+ * claim always came first; on PostgreSQL the stale worker's own poll often won).
+ */
+export type RunningTargets = {
+  add(targetId: string): void;
+  remove(targetId: string): void;
+  ids(): string[];
+};
+
+export function createRunningTargets(): RunningTargets {
+  const counts = new Map<string, number>();
+  return {
+    add(targetId) {
+      counts.set(targetId, (counts.get(targetId) ?? 0) + 1);
+    },
+    remove(targetId) {
+      const left = (counts.get(targetId) ?? 1) - 1;
+      if (left > 0) counts.set(targetId, left);
+      else counts.delete(targetId);
+    },
+    ids: () => [...counts.keys()],
+  };
+}
 
 /** Runs claimed targets in this process and keeps their leases alive while they run. */
 export type Executor = {
@@ -43,6 +73,8 @@ export type Executor = {
    */
   run(target: ClaimedTarget, options?: { holdUntil?: number }): Promise<void>;
   activeCount(): number;
+  /** The ids of the targets this process is running (its executors', not to be claimed again). */
+  runningIds(): string[];
   /** Stops the lease heartbeat once the running targets are done. */
   close(): Promise<void>;
 };
@@ -66,7 +98,9 @@ type RunState = {
  */
 export function createExecutor(options: ExecutorOptions): Executor {
   const { db, logger, clock, deps, workerId, sealer } = options;
+  const running = options.running ?? createRunningTargets();
   const margin = Math.floor(options.leaseMs / 4);
+  /** Runs by claim token: one target may have a stale run and (in another executor) a new one. */
   const active = new Map<string, RunState>();
   const heartbeat = setInterval(() => void extendHeld(), Math.max(50, Math.floor(options.leaseMs / 3)));
   heartbeat.unref();
@@ -182,11 +216,16 @@ export function createExecutor(options: ExecutorOptions): Executor {
         .catch((error: unknown) =>
           logger.error({ err: error, targetId: target.id }, "publishing run crashed"),
         )
-        .finally(() => active.delete(target.id));
-      active.set(target.id, state);
+        .finally(() => {
+          active.delete(target.claimToken);
+          running.remove(target.id);
+        });
+      active.set(target.claimToken, state);
+      running.add(target.id);
       return state.done;
     },
     activeCount: () => active.size,
+    runningIds: () => running.ids(),
     async close() {
       await Promise.allSettled([...active.values()].map((state) => state.done));
       clearInterval(heartbeat);

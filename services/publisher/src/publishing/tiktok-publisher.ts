@@ -7,7 +7,8 @@ import { photoPostInfo, tiktokRefusal, videoPostInfo } from "./tiktok-post-info.
 
 /**
  * The handle of a TikTok target. `initiating` is saved before `init`; `publishId` right after
- * it, before the first chunk; `processing` once every byte is in (or the photos were handed over).
+ * it, before the first chunk; `processing` once every byte is in (or the photos were handed over),
+ * with `processingSince`, the instant the processing deadline counts from.
  */
 type TikTokHandle = {
   phase: "initiating" | "uploading" | "processing";
@@ -15,6 +16,7 @@ type TikTokHandle = {
   publishId?: string;
   uploadUrl?: string;
   plan?: ChunkPlan;
+  processingSince?: string;
 };
 
 /**
@@ -89,7 +91,12 @@ async function initiate(run: TargetRun, deps: PublisherDeps, kind: "video" | "ph
         photoUrls: photos.map((p) => p.publicUrl),
       }),
     );
-    const handle: TikTokHandle = { phase: "processing", kind, publishId };
+    const handle: TikTokHandle = {
+      phase: "processing",
+      kind,
+      publishId,
+      processingSince: deps.clock.now().toISOString(),
+    };
     await run.saveHandle(handle);
     return handle;
   }
@@ -126,7 +133,11 @@ async function upload(run: TargetRun, deps: PublisherDeps, handle: TikTokHandle)
       body: await video.read({ first, last }),
     });
   }
-  const processing: TikTokHandle = { ...handle, phase: "processing" };
+  const processing: TikTokHandle = {
+    ...handle,
+    phase: "processing",
+    processingSince: deps.clock.now().toISOString(),
+  };
   await run.saveHandle(processing);
   return processing;
 }
@@ -154,5 +165,39 @@ async function poll(run: TargetRun, deps: PublisherDeps, handle: TikTokHandle): 
       url: status.publicPostId ? `https://www.tiktok.com/video/${id}` : null,
     };
   }
-  return { kind: "poll", afterMs: deps.tuning.statusPollMs };
+  return stillProcessing(run, deps, handle);
 }
+
+/**
+ * TikTok still processes the post: poll again, until `tiktokProcessingTimeoutMs` after the media
+ * went in; then the target fails (the post may still appear on TikTok later: the reason says so).
+ * A handle saved before deadlines existed gets its start now.
+ */
+async function stillProcessing(
+  run: TargetRun,
+  deps: PublisherDeps,
+  handle: TikTokHandle,
+): Promise<StepResult> {
+  const now = deps.clock.now().getTime();
+  const since = handle.processingSince ? Date.parse(handle.processingSince) : Number.NaN;
+  if (Number.isNaN(since)) {
+    await run.saveHandle({ ...handle, processingSince: new Date(now).toISOString() });
+    return {
+      kind: "poll",
+      afterMs: Math.min(deps.tuning.statusPollMs, deps.tuning.tiktokProcessingTimeoutMs),
+    };
+  }
+  const left = since + deps.tuning.tiktokProcessingTimeoutMs - now;
+  if (left <= 0) {
+    throw new PlatformError(
+      "tiktok",
+      "permanent",
+      "PROCESSING_TIMEOUT",
+      `TikTok was still processing the post ${describeMs(now - since)} after its media went in; it may still appear on the TikTok account: check there before posting again.`,
+    );
+  }
+  return { kind: "poll", afterMs: Math.min(deps.tuning.statusPollMs, left) };
+}
+
+const describeMs = (ms: number) =>
+  ms >= 120_000 ? `${Math.round(ms / 60_000)} minutes` : `${Math.max(1, Math.round(ms / 1000))} seconds`;

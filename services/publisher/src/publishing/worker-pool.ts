@@ -1,6 +1,11 @@
 import type { Clock, Logger, Stoppable } from "@app/core";
 import type { Database } from "@app/db";
-import { claimDueTargets, refreshPostStatus, releaseExpiredClaims } from "../store/targets.ts";
+import {
+  claimDueTargets,
+  markClaimedPostsPublishing,
+  releaseExpiredClaims,
+  withAsyncCommit,
+} from "../store/targets.ts";
 import type { Executor } from "./target-executor.ts";
 
 /** How a process's publishing workers run. */
@@ -15,9 +20,17 @@ export type WorkerOptions = {
   leaseMs?: number;
   /** How often the sweeper hands back claims whose lease ran out (false: no sweeper in this process). */
   sweepIntervalMs?: number | false;
+  /**
+   * How long a TikTok post may stay processing before its target fails (default: publishing's
+   * tuning, one hour). A worker setting so that the worker process and the API's workers both
+   * read it from `PUBLISHER_TIKTOK_PROCESSING_TIMEOUT_MS`.
+   */
+  tiktokProcessingTimeoutMs?: number;
 };
 
-export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, "sweepIntervalMs">> & {
+export type ResolvedWorkerOptions = Required<
+  Omit<WorkerOptions, "sweepIntervalMs" | "tiktokProcessingTimeoutMs">
+> & {
   sweepIntervalMs: number | false;
 };
 
@@ -47,14 +60,20 @@ export function runWorkerPool(
     const free = options.concurrency - executor.activeCount();
     if (free <= 0) return 0;
     const now = clock.now();
-    const claimed = await claimDueTargets(db, {
-      workerId: executor.workerId,
-      limit: free,
-      now,
-      leaseUntil: new Date(now.getTime() + options.leaseMs),
-    });
-    for (const postId of new Set(claimed.map((target) => target.postId)))
-      await refreshPostStatus(db, postId, now);
+    const claimed = await withAsyncCommit(
+      db,
+      (tx) =>
+        claimDueTargets(tx, {
+          workerId: executor.workerId,
+          limit: free,
+          now,
+          leaseUntil: new Date(now.getTime() + options.leaseMs),
+          // Never a target this process still runs under a claim it lost (see RunningTargets).
+          excludeIds: executor.runningIds(),
+        }),
+      { claiming: true },
+    );
+    if (claimed.length > 0) await withAsyncCommit(db, (tx) => markClaimedPostsPublishing(tx, claimed, now));
     // A finished target frees a slot: claim again at once rather than after a whole poll interval.
     for (const target of claimed) void executor.run(target).finally(() => wake?.());
     return claimed.length;

@@ -2,8 +2,7 @@ import { createRoute, errorResponseSpec, jsonResponse, toIso, z } from "@app/cor
 import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
 import { candidateSlots, QUEUE_HORIZON_DAYS, type QueueSettings } from "../domain/queue-slots.ts";
 import { PublisherError } from "../errors.ts";
-import { queueSettingsOf } from "../store/accounts.ts";
-import { insertPost, lockAccountQueue, takenSlots } from "../store/posts.ts";
+import { firstFreeSlot, insertPost, lockQueueReadSettings } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { QueuePayloadSchema } from "./post-payload.ts";
 import { preparePost } from "./prepare-post.ts";
@@ -48,9 +47,9 @@ export function registerPostsQueue(app: PublisherApp, deps: RouteDeps): void {
     const body = c.req.valid("json");
     const prepared = await preparePost(deps, accountId, body);
     const connectionIds = prepared.targets.map((t) => t.connectionId);
+    // Two statements find the slot: the lock with the schedule, then the first free candidate.
     const placed = await deps.db.transaction(async (tx) => {
-      await lockAccountQueue(tx, accountId);
-      const saved = await queueSettingsOf(tx, accountId);
+      const saved = await lockQueueReadSettings(tx, accountId);
       const settings: QueueSettings = {
         postsPerDay: body.settings?.postsPerDay ?? saved.postsPerDay,
         allowedDays: [...new Set(body.settings?.allowedDays ?? saved.allowedDays)].sort((a, b) => a - b),
@@ -58,8 +57,7 @@ export function registerPostsQueue(app: PublisherApp, deps: RouteDeps): void {
       };
       const now = deps.clock.now();
       const candidates = candidateSlots({ now, settings });
-      const taken = await takenSlots(tx, { accountId, connectionIds, at: candidates });
-      const slot = candidates.find((candidate) => !taken.has(candidate.getTime()));
+      const slot = await firstFreeSlot(tx, { accountId, connectionIds, at: candidates });
       if (!slot) return { settings };
       const postId = await insertPost(tx, { accountId, ...prepared, scheduledFor: slot, dueAt: slot, now });
       return { settings, slot, postId };

@@ -18,9 +18,12 @@ import {
   waitFor,
 } from "../publishing-support.ts";
 
-// Runs on embedded PGlite only for now: on PostgreSQL, under the load of the whole suite, this
-// scenario (two workers, gated chunk uploads) intermittently waited past its deadline; not yet
-// understood (a pool or row-lock wait between the two workers is the suspect). Open issue.
+// On PostgreSQL under load this scenario used to hang at "worker B to reach its first chunk": no
+// lock or pool wait (pg_stat_activity showed idle connections, pg_locks no waiter), but the target
+// claimed again by worker A, whose own poll (every 20 ms) took the released target before B's
+// first claim, while A's stale run was still in flight. A's second run then sat at A's gate 2 and
+// B never got the target. A process no longer claims a target it is still running (see
+// worker-reclaims-own-running-target.test.ts), so B takes it over on both databases.
 //
 // Defect: src/publishing/youtube-publisher.ts:50-62 with src/platforms/youtube/youtube-client.ts:96
 // (kindOfStatus). When a lease runs out while its worker is still uploading (missed heartbeats,

@@ -1,0 +1,109 @@
+import { test } from "@app/testkit";
+import { afterAll, beforeAll, expect } from "vitest";
+import { sandboxAdapters } from "../../src/demo.ts";
+import type { Adapters } from "../../src/platforms/index.ts";
+import { releaseExpiredClaims } from "../../src/store/targets.ts";
+import {
+  content,
+  insertPost,
+  type MemoryStorage,
+  mediaFile,
+  type Sandbox,
+  sandboxGet,
+  seedDemo,
+  startMemoryStorage,
+  startSandbox,
+  targetsOf,
+  testPublishing,
+  waitFor,
+} from "../publishing-support.ts";
+
+// The cause of the lease-handover test's intermittent hang on PostgreSQL: once the sweeper handed
+// back the target of a run that was still going (its lease ran out), the stale worker's own poll
+// claimed it again, and a second run of the same target raced the first over the same upload
+// session. On PGlite the other worker's claim always came first; on PostgreSQL under load the
+// stale worker's poll (every 20 ms) often won. A process must not claim a target it still runs.
+
+let sandbox: Sandbox;
+let storage: MemoryStorage;
+beforeAll(async () => {
+  storage = await startMemoryStorage();
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  await sandbox.close();
+  await storage.close();
+});
+
+test("a worker does not claim again a target it is still running after its lease was handed back", async ({
+  db,
+}) => {
+  const demo = await seedDemo(db, sandbox.url);
+  const video = mediaFile("mp4", 2 * 256 * 1024 + 100, 9);
+  const url = storage.put("reclaim.mp4", video.bytes, "video/mp4");
+  const before = (await sandboxGet<{ videos: unknown[] }>(sandbox.url, "/_sandbox/youtube/videos")).videos
+    .length;
+  const postId = await insertPost(db, {
+    accountId: demo.accountId,
+    connections: [{ id: demo.connections.youtube, platform: "youtube" }],
+    content: content({ caption: "reclaim", mediaItems: [{ url, mediaType: "VIDEO" }] }),
+  });
+
+  // The first chunk waits until the test lets it go: the run is in flight, holding no connection.
+  let arrived!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let chunks = 0;
+  const base = sandboxAdapters(sandbox.url);
+  const adapters: Adapters = {
+    ...base,
+    youtube: {
+      ...base.youtube,
+      async uploadChunk(sessionUri, chunk) {
+        chunks += 1;
+        if (chunks === 1) {
+          arrived();
+          await gate;
+        }
+        return base.youtube.uploadChunk(sessionUri, chunk);
+      },
+    },
+  };
+  const worker = testPublishing({ db, sandboxUrl: sandbox.url, storage, adapters }).startWorkers({
+    workerId: "stale",
+    pollIntervalMs: 20,
+    sweepIntervalMs: false,
+  });
+  try {
+    await reached;
+    await db.query(
+      "UPDATE publisher.post_targets SET claimed_until = now() - interval '1 second' WHERE post_id = $1",
+      [postId],
+    );
+    expect(await releaseExpiredClaims(db, new Date())).toHaveLength(1);
+
+    // Some twenty polls later the target is still free for another worker.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const [waiting] = await targetsOf(db, postId);
+    expect(waiting).toMatchObject({ claimedBy: null, status: "publishing" });
+
+    // Once the stale run is over (its settlement refused: the claim is gone), this process may
+    // claim the target again; it finds the session complete and settles it.
+    release();
+    const settled = await waitFor(async () => {
+      const [target] = await targetsOf(db, postId);
+      return target?.status === "published" || target?.status === "failed" ? target : undefined;
+    }, "the target to settle");
+    expect(settled).toMatchObject({ status: "published", error: null });
+  } finally {
+    release();
+    await worker.stop();
+  }
+  const videos = (await sandboxGet<{ videos: unknown[] }>(sandbox.url, "/_sandbox/youtube/videos")).videos;
+  expect(videos.length - before).toBe(1);
+});
