@@ -87,6 +87,9 @@ export async function startMemoryStorage(): Promise<MemoryStorage> {
       return { stream: Readable.from([bytes]), size: object.bytes.length, contentType: object.contentType };
     },
     exists: async (path) => objects.has(path),
+    delete: async (path) => {
+      objects.delete(path);
+    },
     publicUrl: (path) => `${prefix}${path}`,
     pathOf: (candidate) => (candidate.startsWith(prefix) ? candidate.slice(prefix.length) : undefined),
     presignPut: async () => {

@@ -23,6 +23,8 @@ export interface MediaStorage {
     range?: { start: number; end: number },
   ): Promise<{ stream: Readable; size: number; contentType: string }>;
   exists(path: string): Promise<boolean>;
+  /** Removes an object (nothing happens when there is none). */
+  delete(path: string): Promise<void>;
   /** The URL anyone (platforms included) fetches the object at, with range requests. */
   publicUrl(path: string): string;
   /** The path behind one of this storage's public URLs, or undefined for any other URL. */

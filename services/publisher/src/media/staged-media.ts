@@ -13,6 +13,19 @@ export type StagedMedia = {
   read(range?: { first: number; last: number }): Promise<Readable>;
 };
 
+/** Where a target's copy of its foreign media item `index` is staged. */
+export const stagingPath = (targetId: string, index: number) => `staged_${targetId}_${index}`;
+
+/**
+ * Deletes the staged copies of a target's media once the target is done (published or failed):
+ * nothing reads them again. Media in our own storage is never staged, so it is never touched.
+ */
+export async function dropStagedMedia(storage: MediaStorage, targetId: string, items: number): Promise<void> {
+  await Promise.all(
+    Array.from({ length: items }, (_, index) => storage.delete(stagingPath(targetId, index))),
+  );
+}
+
 /** Reads a stream to the end (for one upload chunk: bounded by the chunk size). */
 export async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];

@@ -1,7 +1,7 @@
 import type { Clock, Logger, TextSealer } from "@app/core";
 import type { Database } from "@app/db";
 import type { Platform } from "../contracts/post.ts";
-import { type StagedMedia, stageMedia } from "../media/staged-media.ts";
+import { dropStagedMedia, type StagedMedia, stageMedia, stagingPath } from "../media/staged-media.ts";
 import {
   type ClaimedTarget,
   extendLeases,
@@ -154,7 +154,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         if (!item) return Promise.reject(new Error(`The post has no media item ${index}.`));
         let pending = staged.get(index);
         if (!pending) {
-          pending = stageMedia(deps, item.url, `staged_${target.id}_${index}`);
+          pending = stageMedia(deps, item.url, stagingPath(target.id, index));
           staged.set(index, pending);
         }
         return pending;
@@ -198,9 +198,18 @@ export function createExecutor(options: ExecutorOptions): Executor {
       break;
     }
     const settled = await settleTarget(db, { target, settlement, now: clock.now() });
-    if (!settled) logger.warn({ targetId: target.id, workerId }, "publishing claim lost before settling");
-    else if (settlement.kind === "published")
+    if (!settled) {
+      logger.warn({ targetId: target.id, workerId }, "publishing claim lost before settling");
+      return;
+    }
+    if (settlement.kind === "published")
       logger.info({ targetId: target.id, platform: target.platform }, "published");
+    if (settlement.kind === "published" || settlement.kind === "failed") {
+      await dropStagedMedia(deps.storage, target.id, target.content.mediaItems.length).catch(
+        (error: unknown) =>
+          logger.warn({ targetId: target.id, err: error }, "staged media of a finished target not deleted"),
+      );
+    }
   }
 
   return {

@@ -80,6 +80,11 @@ export class LocalDiskStorage implements MediaStorage {
     return (await stat(this.file(path)).catch(() => undefined))?.isFile() ?? false;
   }
 
+  async delete(path: string): Promise<void> {
+    const file = this.file(path);
+    await Promise.all([rm(file, { force: true }), rm(`${file}.meta.json`, { force: true })]);
+  }
+
   publicUrl(path: string): string {
     return `${this.options.publicBaseUrl()}/media/${path}`;
   }

@@ -4,7 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
 import type { MediaStorage } from "../contracts/storage.ts";
 import { IncompleteBodyError, ObjectMissingError } from "./errors.ts";
 import { isStoragePath, pathAfter } from "./paths.ts";
@@ -122,6 +128,10 @@ export class S3Storage implements MediaStorage {
       if (isMissing(error)) return false;
       throw error;
     }
+  }
+
+  async delete(path: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.key(path) }));
   }
 
   private publicPrefix(): string {

@@ -138,3 +138,33 @@ test("a post whose media points at the database port fails with MEDIA_URL_REJECT
   const [outcome] = await publishing.publishNow(postId, 10_000);
   expect(outcome).toMatchObject({ status: "failed", error: expect.stringMatching(/^MEDIA_URL_REJECTED/) });
 });
+
+test("a foreign photo is staged in our storage while it publishes, and the copy is deleted once the target is done", async ({
+  db,
+}) => {
+  const demo = await seedDemo(db, sandbox.url);
+  const staged: string[] = [];
+  const watched: MemoryStorage = {
+    ...storage,
+    write: (path, body, options) => {
+      staged.push(path);
+      return storage.write(path, body, options);
+    },
+  };
+  const publishing = testPublishing({
+    db,
+    sandboxUrl: sandbox.url,
+    storage: watched,
+    media: { trustedOrigins: [host.url] },
+  });
+  const postId = await insertPost(db, {
+    accountId: demo.accountId,
+    connections: [{ id: demo.connections.bluesky, platform: "bluesky" }],
+    content: content({ mediaItems: [{ url: `${host.url}/photo.jpg`, mediaType: "IMAGE" }] }),
+  });
+  const [outcome] = await publishing.publishNow(postId, 10_000);
+  expect(outcome).toMatchObject({ status: "published" });
+  expect(staged).toHaveLength(1);
+  expect(staged[0]).toMatch(/^staged_/);
+  expect(await storage.exists(staged[0] as string)).toBe(false);
+});
