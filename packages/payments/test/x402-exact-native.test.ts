@@ -97,7 +97,7 @@ describe("x402 exact (EIP-3009) on the local facilitator's native path", () => {
     expect(await rails.chain.balanceOf(payee.address)).toBe(payeeBefore + 1000n);
   });
 
-  it("makes one JSON-RPC call to verify a payment and one to settle it", async () => {
+  it("makes one JSON-RPC call to verify a payment, and two to settle it: the simulation in the send's turn, and the send", async () => {
     const payments = [await signed(), await signed()];
     // The first payment learns what is reused: the token's code and gas, fees, the signer's nonce.
     const [first, second] = payments as [(typeof payments)[0], (typeof payments)[0]];
@@ -113,7 +113,7 @@ describe("x402 exact (EIP-3009) on the local facilitator's native path", () => {
       proxy.calls.filter(
         (method) => method !== "eth_getBlockByNumber" && method !== "eth_maxPriorityFeePerGas",
       ),
-    ).toEqual(["eth_sendRawTransactionSync"]);
+    ).toEqual(["eth_call", "eth_sendRawTransactionSync"]);
   });
 
   it("settles nothing it did not verify: a forged payload, never verified, sends no transaction", async () => {

@@ -94,8 +94,8 @@ const TRANSFER_TOPIC = keccak256(toHex("Transfer(address,address,uint256)"));
 export class NativeExactEvmScheme implements SchemeNetworkFacilitator {
   readonly scheme = "exact";
   readonly caipFamily = "eip155:*";
-  /** Payments verified here and not settled yet: the verification's key and its gas estimate. */
-  private readonly verified = new Map<string, { at: number; gas: bigint }>();
+  /** Payments verified here and not settled yet: the verification's key and when. */
+  private readonly verified = new Map<string, number>();
   private readonly domains = new Map<string, Hex>();
   private readonly contracts = new Set<string>();
   /** Per token: gas a transfer was shown to fit in (an estimate and a half), for simulations and settlements. */
@@ -138,7 +138,7 @@ export class NativeExactEvmScheme implements SchemeNetworkFacilitator {
     if (!eip3009) return this.fallback.verify(payload, requirements, context);
     const checked = await this.check(payload, requirements, eip3009, true);
     if (checked === "fallback") return this.fallback.verify(payload, requirements, context);
-    if (checked.response.isValid) this.remember(verificationKey(payload, requirements), checked.gas);
+    if (checked.response.isValid) this.remember(verificationKey(payload, requirements));
     return checked.response;
   }
 
@@ -158,31 +158,26 @@ export class NativeExactEvmScheme implements SchemeNetworkFacilitator {
       network,
       payer,
     });
-    // A settlement left pending is awaited again, never sent again.
-    const pendingTx = await this.pending.get(eip3009.signature);
+    // A settlement left pending is awaited again, never sent again, for as long as it is pending.
+    // Keyed on the authorisation (token, payer, nonce), not the signature's spelling.
+    const pendingKey = authorizationKey(requirements.asset, eip3009.authorization);
+    const pendingTx = await this.pending.get(pendingKey);
     if (pendingTx) {
-      await this.pending.delete(eip3009.signature);
-      return this.outcome(
-        pendingTx as Hex,
-        requirements,
-        eip3009,
-        network,
-        await this.sender.receipt(pendingTx as Hex),
-      );
+      const receipt = await this.sender.receipt(pendingTx as Hex);
+      if (receipt) await this.pending.delete(pendingKey);
+      return this.outcome(pendingTx as Hex, requirements, eip3009, network, receipt);
     }
     // The same payment verified here moments before is not verified again: every check of a
     // verification is a function of the payload and the requirements, both part of its key, but
-    // time, which is checked again. Anything else is verified in full first (as `@x402/evm` does,
-    // without the simulation).
-    let gas = this.take(verificationKey(payload, requirements));
-    if (gas === undefined) {
+    // time, which is checked again. Anything else is verified in full first (as `@x402/evm` does).
+    if (this.take(verificationKey(payload, requirements))) {
+      const expired = windowRefusal(eip3009.authorization);
+      if (expired) return fail(expired);
+    } else {
       const checked = await this.check(payload, requirements, eip3009, false);
       if (checked === "fallback") return this.fallback.settle(payload, requirements, context);
       if (!checked.response.isValid)
         return fail(checked.response.invalidReason ?? EXACT_REASONS.invalidScheme);
-    } else {
-      const expired = windowRefusal(eip3009.authorization);
-      if (expired) return fail(expired);
     }
     const asset = requirements.asset as Address;
     const suffix = await resolveDataSuffix(context, {
@@ -190,23 +185,16 @@ export class NativeExactEvmScheme implements SchemeNetworkFacilitator {
       paymentRequirements: requirements,
     });
     const data = transferCalldata(eip3009, suffix);
-    if (gas === undefined) {
-      try {
-        gas = await this.simulate(asset, data);
-      } catch (error) {
-        return { ...fail(transferErrorReason(error)), errorMessage: message(error) };
-      }
-    } else if (suffix) {
-      gas += BigInt(16 * ((suffix.length - 2) / 2));
-    }
-    const sent = await this.sender.send(asset, data, gas);
+    // Simulated in the send's own turn, after every earlier settlement of this key has mined: a
+    // payer whose balance another settlement just spent is refused here, and nothing is sent.
+    const sent = await this.sender.send(asset, data, () => this.simulate(asset, data));
     if (sent.kind === "refused")
       return { ...fail(transferErrorReason(sent.error)), errorMessage: message(sent.error) };
     // No receipt with the send (mining stalled, a lost connection): it may be out; wait for one.
     const receipt = sent.receipt ?? (await this.sender.receipt(sent.hash));
     const response = await this.outcome(sent.hash, requirements, eip3009, network, receipt);
     if (!response.success && response.errorReason === EXACT_REASONS.settlementPending) {
-      await this.pending.set(eip3009.signature, sent.hash);
+      await this.pending.set(pendingKey, sent.hash);
     }
     return response;
   }
@@ -388,24 +376,24 @@ export class NativeExactEvmScheme implements SchemeNetworkFacilitator {
     return true;
   }
 
-  private remember(key: string, gas: bigint) {
+  private remember(key: string) {
     const now = Date.now();
     if (this.verified.size >= VERIFIED_MAX) {
-      for (const [old, entry] of this.verified) {
-        if (now - entry.at > VERIFIED_TTL_MS || this.verified.size >= VERIFIED_MAX) this.verified.delete(old);
+      for (const [old, at] of this.verified) {
+        if (now - at > VERIFIED_TTL_MS || this.verified.size >= VERIFIED_MAX) this.verified.delete(old);
         else break;
       }
     }
     this.verified.delete(key);
-    this.verified.set(key, { at: now, gas });
+    this.verified.set(key, now);
   }
 
-  /** The gas of a verification of this very payment, once (a second settle verifies in full). */
-  private take(key: string): bigint | undefined {
-    const entry = this.verified.get(key);
-    if (!entry) return undefined;
+  /** Whether this very payment was verified here lately; once (a second settle verifies in full). */
+  private take(key: string): boolean {
+    const at = this.verified.get(key);
+    if (at === undefined) return false;
     this.verified.delete(key);
-    return Date.now() - entry.at <= VERIFIED_TTL_MS ? entry.gas : undefined;
+    return Date.now() - at <= VERIFIED_TTL_MS;
   }
 }
 
@@ -451,6 +439,11 @@ function ecdsaEip3009(payload: PaymentPayload): Eip3009Payload | undefined {
 }
 
 /** Names one payment and what it was verified against: any difference is another verification. */
+/** An EIP-3009 authorisation's identity: the token, its payer and nonce (one use on chain). */
+function authorizationKey(asset: string, authorization: Authorization): string {
+  return `${asset}:${authorization.from}:${authorization.nonce}`.toLowerCase();
+}
+
 function verificationKey(payload: PaymentPayload, requirements: PaymentRequirements): string {
   const { signature, authorization: a } = payload.payload as Eip3009Payload;
   const extra = requirements.extra as { name?: unknown; version?: unknown } | undefined;

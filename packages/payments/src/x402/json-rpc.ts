@@ -8,6 +8,9 @@
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 
+/** The largest answer read: a receipt or a call result is far smaller; a node sending more is broken. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
 /** An error the node answered with (the call reached it and was refused). */
 export class JsonRpcError extends Error {
   override readonly name = "JsonRpcError";
@@ -53,7 +56,15 @@ export function jsonRpc(url: string, options: { timeoutMs: number }): JsonRpc {
         },
         (res) => {
           const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          let size = 0;
+          res.on("data", (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_ANSWER_BYTES) {
+              req.destroy(new JsonRpcTransportError(`${method}: answer over ${MAX_ANSWER_BYTES} bytes`));
+              return;
+            }
+            chunks.push(chunk);
+          });
           res.on("error", (error) => reject(new JsonRpcTransportError(`${method}: ${error.message}`)));
           res.on("end", () => {
             clearTimeout(timer);
@@ -62,6 +73,12 @@ export function jsonRpc(url: string, options: { timeoutMs: number }): JsonRpc {
               reply = JSON.parse(Buffer.concat(chunks).toString("utf8"));
             } catch {
               reject(new JsonRpcTransportError(`${method}: HTTP ${res.statusCode}, not JSON`));
+              return;
+            }
+            // A JSON-RPC answer is an object with a result or an error; anything else (null, `{}`)
+            // answers nothing, and must not pass for a result (an `eth_call` that "ran").
+            if (typeof reply !== "object" || reply === null || !("result" in reply || reply.error)) {
+              reject(new JsonRpcTransportError(`${method}: HTTP ${res.statusCode}, not a JSON-RPC answer`));
               return;
             }
             if (reply.error) {

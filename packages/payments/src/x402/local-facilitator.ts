@@ -191,8 +191,10 @@ function recentReads(client: WalletClient) {
 function viemWrites(client: WalletClient, sender: SettlementSender) {
   const receipts = new Map<Hex, TransferReceipt>();
   const transact = async (to: Address, data: Hex): Promise<Hex> => {
-    const gas = await sender.estimateGas(to, data);
-    const sent = await sender.send(to, data, gas + gas / 4n);
+    const sent = await sender.send(to, data, async () => {
+      const gas = await sender.estimateGas(to, data);
+      return gas + gas / 4n;
+    });
     if (sent.kind === "refused") throw sent.error;
     if (sent.receipt) receipts.set(sent.hash, sent.receipt);
     return sent.hash;

@@ -21,8 +21,13 @@ export interface SettlementSender {
   readonly address: Address;
   /** `eth_estimateGas` of a call from the facilitator: throws when it would revert (a simulation). */
   estimateGas(to: Address, data: Hex): Promise<bigint>;
-  /** Signs and sends a transaction with `gas` as its limit. */
-  send(to: Address, data: Hex, gas: bigint): Promise<SendResult>;
+  /**
+   * Signs and sends a transaction whose gas limit `gasFor` gives. `gasFor` runs in the send's own
+   * turn, after every earlier send of this key has its receipt: a simulation there sees the chain
+   * as the transaction will (a payer's balance another settlement just spent, say). When it
+   * throws, nothing is sent and the send is refused with its error.
+   */
+  send(to: Address, data: Hex, gasFor: () => Promise<bigint>): Promise<SendResult>;
   /** The receipt of a sent transaction, waited for until the confirmation timeout; undefined if none by then. */
   receipt(hash: Hex): Promise<TransferReceipt | undefined>;
 }
@@ -31,6 +36,9 @@ export interface SettlementSender {
 const NONCE_TAKEN = /nonce too low|nonce.*(already|used)|replacement transaction underpriced/i;
 /** The node already has this very transaction: it is out. */
 const ALREADY_KNOWN = /already known|already imported/i;
+
+/** How many times a send whose nonce another sender took is signed again over a fresh one. */
+const NONCE_RETRIES = 8;
 
 /** How long a fee quote is reused. */
 const FEE_REUSE_MS = 1_000;
@@ -101,9 +109,9 @@ export function createSettlementSender(options: SenderOptions): SettlementSender
     async estimateGas(to, data) {
       return BigInt(await rpc<Hex>("eth_estimateGas", [{ from: account.address, to, data }]));
     },
-    async send(to, data, gas) {
+    async send(to, data, gasFor) {
       const quote = await feeQuote();
-      const attempt = async (): Promise<SendResult> => {
+      const attempt = async (gas: bigint): Promise<SendResult> => {
         let serialized: Hex;
         try {
           nonce ??= Number(BigInt(await rpc<Hex>("eth_getTransactionCount", [account.address, "pending"])));
@@ -141,10 +149,21 @@ export function createSettlementSender(options: SenderOptions): SettlementSender
         }
       };
       return oneAtATime(async () => {
-        const result = await attempt();
+        let gas: bigint;
+        try {
+          gas = await gasFor();
+        } catch (error) {
+          return { kind: "refused", error: error instanceof Error ? error : new Error(String(error)) };
+        }
+        let result = await attempt(gas);
         // Another sender with this key took the nonce (the count here was behind the chain's): the
-        // refused transaction is not out, so it is signed again over the nonce read afresh, once.
-        if (result.kind === "refused" && NONCE_TAKEN.test(result.error.message)) return attempt();
+        // refused transaction is not out, so it is signed again over the nonce read afresh.
+        for (let retry = 0; retry < NONCE_RETRIES; retry += 1) {
+          if (result.kind !== "refused" || !NONCE_TAKEN.test(result.error.message)) break;
+          // The other sender is mid-send: a moment's pause lets its nonce reach the pending count.
+          await new Promise((resolve) => setTimeout(resolve, 5 + Math.floor(Math.random() * 20)));
+          result = await attempt(gas);
+        }
         return result;
       });
     },
@@ -162,7 +181,15 @@ export function createSettlementSender(options: SenderOptions): SettlementSender
   };
 }
 
-/** A JSON-RPC error that says the node refused the transaction (not a timeout, code 4, nor a lost connection). */
+/**
+ * A node's own wait for the receipt ran out (EIP-7966's code 4, or anvil's `-32603 Transaction
+ * confirmation timeout`): the transaction is in its pool and may still mine.
+ */
+const NODE_TIMEOUT = /timeout|timed out/i;
+
+/** A JSON-RPC error that says the node refused the transaction (not a timeout of its own, nor a lost connection). */
 export function isRefusal(error: unknown): boolean {
-  return error instanceof JsonRpcError && error.code !== 4 && error.code < 0;
+  return (
+    error instanceof JsonRpcError && error.code !== 4 && error.code < 0 && !NODE_TIMEOUT.test(error.message)
+  );
 }
