@@ -255,7 +255,7 @@ function printTimeSplit(
     );
   line("end-to-end paid call, concurrency 1 (client side)", e2e);
   line("  facilitator verify (native signature, eth_call sim.)", verify.wall, verify.cpu);
-  line("  facilitator settle (no re-verify; sign, send, receipt)", settle.wall, settle.cpu);
+  line("  facilitator settle (no re-verify; simulate, sign, send, receipt)", settle.wall, settle.cpu);
   // Medians from two processes: the difference is approximate, and within its error when near zero.
   line("  the rest: HTTP, payment gate, PGlite ledger, fortune", Math.max(rest, 0));
   const facilitatorMs = verify.wall + settle.wall;

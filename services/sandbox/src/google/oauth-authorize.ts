@@ -1,20 +1,14 @@
 import type { ServiceApp } from "@app/core";
-import type { Context } from "hono";
 import type { SandboxContext } from "../context.ts";
 import { DEMO_GOOGLE } from "../demo.ts";
-import { readForm } from "../kit/bodies.ts";
-import { renderConsentPage, renderErrorPage } from "../kit/consent-page.ts";
-import { mountOperation } from "../kit/operations.ts";
+import { type AuthorizeCheck, mountConsentFlow } from "../kit/consent-flow.ts";
 import { isRegisteredRedirectUri, redirectWith } from "../kit/redirect-uris.ts";
 import { googleOAuthErrors } from "./errors.ts";
 
 const AUTHORIZE_PATH = "/o/oauth2/v2/auth";
 const APPROVE_PATH = "/o/oauth2/v2/auth/approve";
 
-type Checked =
-  | { kind: "page"; status: 400 | 401; error: string; detail: string }
-  | { kind: "redirect"; location: string }
-  | { kind: "ok"; params: URLSearchParams; redirectUri: string; scopes: string[] };
+type Checked = AuthorizeCheck;
 
 /**
  * Checks an authorize request as Google does: an unknown client or an unregistered redirect URI
@@ -51,75 +45,30 @@ function checkAuthorizeRequest(params: URLSearchParams, ctx: SandboxContext): Ch
   return { kind: "ok", params, redirectUri, scopes };
 }
 
-function answerUnchecked(c: Context, checked: Exclude<Checked, { kind: "ok" }>): Response {
-  if (checked.kind === "redirect") return c.redirect(checked.location, 302);
-  return c.html(renderErrorPage("Google", checked.status, checked.error, checked.detail), checked.status);
-}
-
 /** `GET /o/oauth2/v2/auth` (the consent page) and `POST /o/oauth2/v2/auth/approve` (its form). */
 export function registerGoogleAuthorize(app: ServiceApp, ctx: SandboxContext): void {
-  mountOperation(
-    app,
-    ctx.kit,
-    {
-      operation: "google.oauth.authorize",
-      platform: "google",
-      method: "get",
-      path: AUTHORIZE_PATH,
-      summary: "Google's consent screen: choose an account, allow or deny",
-      errors: googleOAuthErrors,
+  mountConsentFlow(app, ctx.kit, {
+    platform: "google",
+    platformName: "Google",
+    authorizePath: AUTHORIZE_PATH,
+    approvePath: APPROVE_PATH,
+    summaries: {
+      page: "Google's consent screen: choose an account, allow or deny",
+      approve: "The consent form's submission: redirects to the client with `code` and `state`",
     },
-    (c) => {
-      const checked = checkAuthorizeRequest(new URL(c.req.url).searchParams, ctx);
-      if (checked.kind !== "ok") return answerUnchecked(c, checked);
-      const accounts = Object.values(DEMO_GOOGLE.accounts).map((account) => ({
-        id: account.id,
-        label: `${account.name} <${account.email}>${account.channel ? ` (YouTube: ${account.channel.title})` : " (no YouTube channel)"}`,
-      }));
-      return c.html(
-        renderConsentPage({
-          platform: "Google",
-          clientName: "Sandbox demo app",
-          scopes: checked.scopes,
-          action: APPROVE_PATH,
-          params: checked.params,
-          accounts,
-        }),
-      );
-    },
-  );
-  mountOperation(
-    app,
-    ctx.kit,
-    {
-      operation: "google.oauth.approve",
-      platform: "google",
-      method: "post",
-      path: APPROVE_PATH,
-      summary: "The consent form's submission: redirects to the client with `code` and `state`",
-      errors: googleOAuthErrors,
-    },
-    async (c) => {
-      const form = await readForm(c);
-      const checked = checkAuthorizeRequest(form, ctx);
-      if (checked.kind !== "ok") return answerUnchecked(c, checked);
-      const state = form.get("state") ?? undefined;
-      if (form.get("decision") !== "allow") {
-        return c.redirect(redirectWith(checked.redirectUri, { error: "access_denied", state }), 302);
-      }
-      const account = Object.values(DEMO_GOOGLE.accounts).find(
-        (candidate) => candidate.id === form.get("account"),
-      );
-      if (!account) {
-        return c.html(
-          renderErrorPage("Google", 400, "invalid_request", "Choose one of the listed accounts."),
-          400,
-        );
-      }
+    errors: googleOAuthErrors,
+    check: (params) => checkAuthorizeRequest(params, ctx),
+    accounts: Object.values(DEMO_GOOGLE.accounts).map((account) => ({
+      id: account.id,
+      label: `${account.name} <${account.email}>${account.channel ? ` (YouTube: ${account.channel.title})` : " (no YouTube channel)"}`,
+    })),
+    unknownAccount: { error: "invalid_request", detail: "Choose one of the listed accounts." },
+    denied: (state) => ({ error: "access_denied", state }),
+    grant: (form, checked, accountId) => {
       const challenge = form.get("code_challenge");
       const code = ctx.google.grants.issueCode("4/0Asb", {
         clientId: DEMO_GOOGLE.clientId,
-        accountId: account.id,
+        accountId,
         redirectUri: checked.redirectUri,
         scopes: checked.scopes,
         codeChallenge: challenge,
@@ -127,10 +76,7 @@ export function registerGoogleAuthorize(app: ServiceApp, ctx: SandboxContext): v
         offline: form.get("access_type") === "offline",
         promptConsent: (form.get("prompt") ?? "").split(" ").includes("consent"),
       });
-      return c.redirect(
-        redirectWith(checked.redirectUri, { code, scope: checked.scopes.join(" "), state }),
-        302,
-      );
+      return { code, scope: checked.scopes.join(" ") };
     },
-  );
+  });
 }
