@@ -1,3 +1,4 @@
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
@@ -10,10 +11,26 @@ export type RunningServer = {
   close(): Promise<void>;
 };
 
-/** Serves a Hono app on `host:port` (port 0 picks a free one) and resolves once it listens. */
-export function serveApp(app: Hono<never>, options: { host: string; port: number }): Promise<RunningServer> {
+/**
+ * A connection that sends nothing and is sent nothing this long is closed (a stalled body, say):
+ * longer than the longest wait a service may be configured for (an upstream or a publish, 300 s).
+ */
+export const IDLE_TIMEOUT_MS = 330_000;
+
+/**
+ * Serves a Hono app on `host:port` (port 0 picks a free one) and resolves once it listens. A
+ * request may take as long as it keeps moving (Node's default would cut any request at 300 s: a
+ * 512 MB upload slower than 1.7 MB/s), and a connection idle for `idleTimeoutMs` is closed
+ * (headers must still arrive within Node's 60 s).
+ */
+export function serveApp(
+  app: Hono<never>,
+  options: { host: string; port: number; idleTimeoutMs?: number },
+): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: options.host, port: options.port });
+    const server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }) as Server;
+    server.requestTimeout = 0;
+    server.setTimeout(options.idleTimeoutMs ?? IDLE_TIMEOUT_MS);
     server.once("error", reject);
     server.once("listening", () => {
       const { port } = server.address() as AddressInfo;

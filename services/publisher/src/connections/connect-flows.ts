@@ -147,12 +147,12 @@ export async function confirmConnect(
   });
 }
 
-/** The person at the browser said no: the waiting grant is dropped (unknown ones are ignored). */
+/** The person at the browser said no: the waiting grant is dropped; false when there was none. */
 export async function declineConnect(
   deps: ConnectFlowDeps,
   input: { platform: OAuthPlatform; confirmation: string },
-): Promise<void> {
-  await consumeOAuthGrant(deps.db, { ...input, now: deps.clock.now() });
+): Promise<boolean> {
+  return (await consumeOAuthGrant(deps.db, { ...input, now: deps.clock.now() })) !== undefined;
 }
 
 /**

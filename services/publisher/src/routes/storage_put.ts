@@ -11,13 +11,24 @@ import type { PublisherApp, RouteDeps } from "./deps.ts";
 /** Path prefix of the embedded S3-style store; its bodies are guarded by this route. */
 export const STORAGE_PREFIX = "/storage/";
 
-type S3Code = S3RefusalCode | "NoSuchBucket" | "MissingContentLength" | "EntityTooLarge" | "IncompleteBody";
+type S3Code =
+  | S3RefusalCode
+  | "NoSuchBucket"
+  | "MissingContentLength"
+  | "EntityTooLarge"
+  | "IncompleteBody"
+  | "InternalError";
 const EXTRA_STATUSES = {
   NoSuchBucket: 404,
   MissingContentLength: 411,
   EntityTooLarge: 400,
   IncompleteBody: 400,
+  InternalError: 500,
 };
+
+/** A failure of our own disk (full, read-only, out of descriptors), not of the client's body. */
+const STORAGE_FAULTS = new Set(["ENOSPC", "EDQUOT", "EIO", "EROFS", "EACCES", "EPERM", "EMFILE", "ENFILE"]);
+const isStorageFault = (error: unknown) => STORAGE_FAULTS.has((error as { code?: string }).code ?? "");
 
 function s3Error(c: Context, code: S3Code, message: string): Response {
   const status =
@@ -48,6 +59,7 @@ export function registerStoragePut(app: PublisherApp, deps: RouteDeps & { storag
     responses: {
       200: { description: "Stored" },
       400: { description: "A body short of its Content-Length (IncompleteBody)", content: xml },
+      500: { description: "The store could not keep the body (InternalError: disk full, say)", content: xml },
       403: {
         description: "SignatureDoesNotMatch, AccessDenied (expired), RequestTimeTooSkewed, …",
         content: xml,
@@ -84,7 +96,11 @@ export function registerStoragePut(app: PublisherApp, deps: RouteDeps & { storag
     const contentType = requestHeader(c, "content-type") ?? "application/octet-stream";
     try {
       await deps.storage.write(path, requestBody(c), { contentType, expectedBytes: length });
-    } catch {
+    } catch (error) {
+      if (isStorageFault(error)) {
+        deps.logger.error({ err: error, path }, "a presigned upload could not be stored");
+        return s3Error(c, "InternalError", "We encountered an internal error. Please try again.") as never;
+      }
       return s3Error(
         c,
         "IncompleteBody",

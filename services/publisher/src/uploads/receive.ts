@@ -67,14 +67,24 @@ export function asUploadError(error: unknown): unknown {
   return error;
 }
 
-/** Streams the body into `sink` while `storing` consumes it; both must succeed. */
+/**
+ * Streams the body into `sink` while `storing` consumes it; both must succeed. A store that fails
+ * (`storeFailed`) ends the upload at once, without waiting for the rest of the body.
+ */
 async function streamInto(
   c: Context,
   sink: Writable,
   length: number,
   storing: Promise<unknown>,
+  storeFailed: Promise<never>,
 ): Promise<void> {
-  const results = await Promise.allSettled([streamRequestBody(c, sink, { maxBytes: length }), storing]);
+  const settled = Promise.allSettled([streamRequestBody(c, sink, { maxBytes: length }), storing]);
+  let results: PromiseSettledResult<unknown>[];
+  try {
+    results = await Promise.race([settled, storeFailed]);
+  } catch (error) {
+    throw asUploadError(error);
+  }
   const failure = results.find((result) => result.status === "rejected");
   if (failure) throw asUploadError((failure as PromiseRejectedResult).reason);
 }
@@ -134,6 +144,11 @@ export async function receiveMultipart(
   let received: ReceivedUpload | undefined;
   let refusal: unknown;
   let storing: Promise<void> = Promise.resolve();
+  let failStore: (error: unknown) => void = () => undefined;
+  const storeFailed = new Promise<never>((_resolve, reject) => {
+    failStore = reject;
+  });
+  storeFailed.catch(() => undefined);
   parser.on("file", (field, file, info) => {
     const described =
       field === "file" && !received ? describeUpload(info.filename, info.mimeType) : undefined;
@@ -158,7 +173,13 @@ export async function receiveMultipart(
     counted.on("error", () => undefined);
     file.on("error", (error) => counted.destroy(error));
     storing = storage.write(upload.path, file.pipe(counted), { contentType: described.contentType });
-    storing.catch(() => undefined);
+    storing.catch((error: unknown) => {
+      // The store stopped reading: the rest of the file is drained, so the parser (and with it
+      // the request) keeps moving, and the upload is answered now.
+      file.unpipe(counted);
+      file.resume();
+      failStore(error);
+    });
   });
   let malformed: Error | undefined;
   parser.on("error", (error: Error) => {
@@ -170,6 +191,7 @@ export async function receiveMultipart(
       parser,
       length,
       new Promise<void>((resolve) => parser.on("close", resolve)).then(() => storing),
+      storeFailed,
     );
   } catch (error) {
     if (!malformed) throw error;

@@ -4,7 +4,7 @@ import { textField } from "../../routes/text-field.ts";
 import { confirmPage, PAGE_HEADERS } from "../confirm-page.ts";
 import { type ConnectFlowDeps, callbackPath, grantConnect, type OAuthPlatform } from "../connect-flows.ts";
 import { ConnectionError } from "../errors.ts";
-import { CONFIRM_COOKIE, wantsHtml } from "./shared.ts";
+import { CONFIRM_COOKIE, publicPath, wantsHtml } from "./shared.ts";
 
 export const confirmPath = (platform: OAuthPlatform) => `/oauth/${platform}/confirm`;
 
@@ -53,7 +53,7 @@ export function registerOAuthCallback(app: ServiceApp, deps: ConnectFlowDeps, pl
     if (!query.state || !query.code)
       throw new ConnectionError("OAUTH_STATE_INVALID", "The callback needs code and state.");
     const grant = await grantConnect(deps, { platform, state: query.state, code: query.code });
-    const path = confirmPath(platform);
+    const path = publicPath(deps.publicUrl, confirmPath(platform));
     setCookie(c, CONFIRM_COOKIE, grant.confirmation, {
       path,
       httpOnly: true,
@@ -63,7 +63,10 @@ export function registerOAuthCallback(app: ServiceApp, deps: ConnectFlowDeps, pl
     });
     if (wantsHtml(c)) return c.body(confirmPage(grant, path), 200, PAGE_HEADERS);
     const { confirmation, expiresIn, publisherAccount, platformAccount } = grant;
-    const confirmUrl = `${deps.publicUrl.replace(/\/$/, "")}${path}`;
-    return c.json({ confirmation, expiresIn, confirmUrl, publisherAccount, platformAccount }, 200);
+    const confirmUrl = `${deps.publicUrl.replace(/\/$/, "")}${confirmPath(platform)}`;
+    return c.json({ confirmation, expiresIn, confirmUrl, publisherAccount, platformAccount }, 200, {
+      "cache-control": "no-store",
+      "referrer-policy": "no-referrer",
+    });
   });
 }

@@ -11,7 +11,7 @@ import {
 } from "../connect-flows.ts";
 import { ConnectionError } from "../errors.ts";
 import { confirmPath } from "./oauth_callback.ts";
-import { CONFIRM_COOKIE, Connection, wantsHtml } from "./shared.ts";
+import { CONFIRM_COOKIE, Connection, publicPath, wantsHtml } from "./shared.ts";
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
 
@@ -67,9 +67,13 @@ export function registerOAuthConfirm(app: ServiceApp, deps: ConnectFlowDeps, pla
         "OAUTH_CONFIRMATION_REFUSED",
         "This confirmation belongs to another browser session; open the connect link again.",
       );
-    deleteCookie(c, CONFIRM_COOKIE, { path });
+    deleteCookie(c, CONFIRM_COOKIE, { path: publicPath(deps.publicUrl, path) });
     if (decision === "cancel") {
-      await declineConnect(deps, { platform, confirmation });
+      if (!(await declineConnect(deps, { platform, confirmation })))
+        throw new ConnectionError(
+          "OAUTH_STATE_INVALID",
+          "This connect was already finished or has expired; nothing changed.",
+        );
       if (wantsHtml(c)) return c.body(donePage("Nothing was connected."), 200, PAGE_HEADERS);
       return c.json({ success: true as const, connection: null }, 200);
     }

@@ -19,3 +19,11 @@ export const CONFIRM_COOKIE = "publisher_connect";
 
 /** Whether the caller is a browser (an HTML page) rather than a program (JSON). */
 export const wantsHtml = (c: Context) => (c.req.header("accept") ?? "").includes("text/html");
+
+/**
+ * Where a browser reaches one of this service's paths: under the public URL's own path when the
+ * service sits behind a prefix (`https://host/publisher` → `/publisher/oauth/…`).
+ */
+export function publicPath(publicUrl: string, path: string): string {
+  return `${new URL(publicUrl).pathname.replace(/\/$/, "")}${path}`;
+}
