@@ -31,6 +31,10 @@ export type Rails = {
 type LocalConfig = FortuneConfig & { rails: LocalRailsConfig };
 type HostedConfig = FortuneConfig & { rails: { mode: "hosted" } };
 
+/** The configuration's rails are hosted ones (narrows the whole configuration by its rails' mode). */
+const isHosted = (config: FortuneConfig): config is HostedConfig => config.rails.mode === "hosted";
+const isLocal = (config: FortuneConfig): config is LocalConfig => config.rails.mode === "local";
+
 /**
  * A chain someone else runs for this service (the launcher's local chain, a test harness's), and
  * what the service uses on it: an in-process x402 facilitator signing with `x402.facilitatorKey`, and
@@ -214,8 +218,8 @@ export function startRails(
   hooks: RailsHooks = {},
   localChain?: LocalChainProvider,
 ): Promise<Rails> {
-  if (config.rails.mode === "hosted") return hostedRails(config as HostedConfig, db, logger, hooks);
-  if (!localChain) {
+  if (isHosted(config)) return hostedRails(config, db, logger, hooks);
+  if (!localChain || !isLocal(config)) {
     return Promise.reject(
       new Error(
         "FORTUNE_RAILS=local needs a local chain, which this entry point does not start: run " +
@@ -223,5 +227,5 @@ export function startRails(
       ),
     );
   }
-  return providedRails(config as LocalConfig, db, logger, hooks, localChain);
+  return providedRails(config, db, logger, hooks, localChain);
 }
