@@ -106,7 +106,7 @@ async function connectionsOf(
 }
 
 describe("connecting accounts through the platforms' OAuth flows", () => {
-  test("a YouTube connect sends the user to Google with PKCE and offline access, and the callback saves the channel", async ({
+  test("a YouTube connect sends the user to Google with PKCE and offline access; the callback names the channel and the account, and the confirm saves it", async ({
     db,
   }) => {
     await ensureAccounts(db);
