@@ -253,3 +253,41 @@ export async function requestsOf(sandboxUrl: string, operation: string): Promise
   );
   return body.requests;
 }
+
+/**
+ * YouTube adapters whose Nth `uploadChunk` (for each N in `holdAt`) waits until the test opens it:
+ * `at(n).reached` once the chunk call arrives, `at(n).open()` to let it go.
+ */
+export function gateYouTubeChunks(base: Adapters, holdAt: number[]) {
+  let calls = 0;
+  const gates = new Map(
+    holdAt.map((n) => {
+      let arrived!: () => void;
+      let open!: () => void;
+      const reached = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      const opened = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      return [n, { reached, arrived, opened, open }] as const;
+    }),
+  );
+  const adapters: Adapters = {
+    ...base,
+    youtube: {
+      ...base.youtube,
+      async uploadChunk(sessionUri, chunk) {
+        calls += 1;
+        const gate = gates.get(calls);
+        if (gate) {
+          gate.arrived();
+          await gate.opened;
+        }
+        return base.youtube.uploadChunk(sessionUri, chunk);
+      },
+    },
+  };
+  const at = (n: number) => gates.get(n) as { reached: Promise<void>; open: () => void };
+  return { adapters, at };
+}

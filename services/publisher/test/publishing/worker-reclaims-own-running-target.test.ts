@@ -1,10 +1,10 @@
 import { test } from "@app/testkit";
 import { afterAll, beforeAll, expect } from "vitest";
 import { sandboxAdapters } from "../../src/demo.ts";
-import type { Adapters } from "../../src/platforms/index.ts";
 import { releaseExpiredClaims } from "../../src/store/targets.ts";
 import {
   content,
+  gateYouTubeChunks,
   insertPost,
   type MemoryStorage,
   mediaFile,
@@ -50,30 +50,8 @@ test("a worker does not claim again a target it is still running after its lease
   });
 
   // The first chunk waits until the test lets it go: the run is in flight, holding no connection.
-  let arrived!: () => void;
-  let release!: () => void;
-  const reached = new Promise<void>((resolve) => {
-    arrived = resolve;
-  });
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let chunks = 0;
-  const base = sandboxAdapters(sandbox.url);
-  const adapters: Adapters = {
-    ...base,
-    youtube: {
-      ...base.youtube,
-      async uploadChunk(sessionUri, chunk) {
-        chunks += 1;
-        if (chunks === 1) {
-          arrived();
-          await gate;
-        }
-        return base.youtube.uploadChunk(sessionUri, chunk);
-      },
-    },
-  };
+  const { adapters, at } = gateYouTubeChunks(sandboxAdapters(sandbox.url), [1]);
+  const { reached, open: release } = at(1);
   const worker = testPublishing({ db, sandboxUrl: sandbox.url, storage, adapters }).startWorkers({
     workerId: "stale",
     pollIntervalMs: 20,

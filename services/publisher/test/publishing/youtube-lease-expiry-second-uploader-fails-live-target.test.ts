@@ -1,10 +1,10 @@
 import { test } from "@app/testkit";
 import { afterAll, beforeAll, expect } from "vitest";
 import { sandboxAdapters } from "../../src/demo.ts";
-import type { Adapters } from "../../src/platforms/index.ts";
 import { releaseExpiredClaims } from "../../src/store/targets.ts";
 import {
   content,
+  gateYouTubeChunks,
   insertPost,
   type MemoryStorage,
   mediaFile,
@@ -44,41 +44,6 @@ afterAll(async () => {
   await storage.close();
 });
 
-/** Gates per worker: its Nth uploadChunk (for each N in `holdAt`) waits until the test opens it. */
-function gated(base: Adapters, holdAt: number[]) {
-  let calls = 0;
-  const gates = new Map(
-    holdAt.map((n) => {
-      let arrived!: () => void;
-      let open!: () => void;
-      const reached = new Promise<void>((resolve) => {
-        arrived = resolve;
-      });
-      const opened = new Promise<void>((resolve) => {
-        open = resolve;
-      });
-      return [n, { reached, arrived, opened, open }] as const;
-    }),
-  );
-  const adapters: Adapters = {
-    ...base,
-    youtube: {
-      ...base.youtube,
-      async uploadChunk(sessionUri, chunk) {
-        calls += 1;
-        const gate = gates.get(calls);
-        if (gate) {
-          gate.arrived();
-          await gate.opened;
-        }
-        return base.youtube.uploadChunk(sessionUri, chunk);
-      },
-    },
-  };
-  const at = (n: number) => gates.get(n) as { reached: Promise<void>; open: () => void };
-  return { adapters, at };
-}
-
 type Video = { id: string; bytes: number };
 
 /** `promise`, or a failure naming what did not happen within `ms`. */
@@ -103,7 +68,7 @@ test("a stale worker still uploading does not make the lease holder fail a live 
   });
 
   // Worker A starts, saves the session, and is slow sending its first chunk.
-  const a = gated(sandboxAdapters(sandbox.url), [1, 2]);
+  const a = gateYouTubeChunks(sandboxAdapters(sandbox.url), [1, 2]);
   const workerA = testPublishing({ db, sandboxUrl: sandbox.url, storage, adapters: a.adapters }).startWorkers(
     {
       workerId: "audit-A",
@@ -121,7 +86,7 @@ test("a stale worker still uploading does not make the lease holder fail a live 
   expect(await releaseExpiredClaims(db, new Date())).toHaveLength(1);
 
   // Worker B claims it, asks the session (0 bytes) and is about to send its first chunk.
-  const b = gated(sandboxAdapters(sandbox.url), [1]);
+  const b = gateYouTubeChunks(sandboxAdapters(sandbox.url), [1]);
   const workerB = testPublishing({ db, sandboxUrl: sandbox.url, storage, adapters: b.adapters }).startWorkers(
     {
       workerId: "audit-B",
