@@ -170,15 +170,25 @@ export class PaymentLedger {
    * buys, so a crash between the charge landing and {@link settled} leaves what the reconciler and
    * the payer's retry need. Its id, or undefined when the same credential was already claimed.
    */
-  chargePending(
+  async chargePending(
     payment: NewPayment & { settledAtomic: bigint; reference: string; response: StoredResponse },
   ): Promise<string | undefined> {
-    return this.insert(payment, {
+    const id = await this.insert(payment, {
       state: "pending",
       settledAtomic: payment.settledAtomic,
       reference: payment.reference,
       response: payment.response,
     });
+    if (id) return id;
+    // A credential the MPP server refused before (its row `failed`) may be presented again: the
+    // same signed transaction, still unspent, is tried once more, on the same row.
+    const [reopened] = await this.db.query<{ id: string }>(
+      `UPDATE fortune.payments SET state = 'pending', failure_reason = NULL, response = $2,
+         idempotency_key = $3, route = $4, updated_at = now()
+       WHERE claim_key = $1 AND state = 'failed' RETURNING id`,
+      [payment.claimKey, JSON.stringify(payment.response), payment.idempotencyKey ?? null, payment.route],
+    );
+    return reopened?.id;
   }
 
   /** Inserts a payment unless its claim key is taken; its id, or undefined when it was. */

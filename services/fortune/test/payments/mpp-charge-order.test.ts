@@ -80,3 +80,35 @@ describe("an MPP charge buys exactly one served response", () => {
     ]);
   });
 });
+
+describe("a refused MPP charge", () => {
+  test("leaves its credential usable: presented again, it is charged once, on one ledger row", async ({
+    db,
+  }) => {
+    const mpp = countingMpp();
+    let refuse = true;
+    const paid = mpp.charge;
+    const rail = {
+      ...mpp,
+      async charge() {
+        if (!refuse) return paid();
+        refuse = false;
+        return {
+          kind: "refused" as const,
+          refusal: { reason: "mpp_verification_failed", message: "The RPC did not answer." },
+        };
+      },
+    };
+    const { app, ledger } = await gateOn(db, new FakeX402Rail(), rail as unknown as MppRail);
+    const call = () =>
+      app.request("/api/fortune", { method: "POST", headers: { authorization: "Payment eyJ9" } });
+    expect((await call()).status).toBe(402);
+    expect(await ledger.forRoute("fortune")).toMatchObject([
+      { state: "failed", failureReason: "mpp_verification_failed" },
+    ]);
+    const again = await call();
+    expect(again.status).toBe(200);
+    expect(mpp.charges).toBe(1);
+    expect(await ledger.forRoute("fortune")).toMatchObject([{ state: "settled", failureReason: null }]);
+  });
+});
