@@ -2,10 +2,20 @@ import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
-import { createTextSealer, newId, type RunningServer, serveApp } from "@app/core";
+import {
+  createServiceApp,
+  createTextSealer,
+  newId,
+  type RunningServer,
+  type ServiceApp,
+  serveApp,
+  systemClock,
+} from "@app/core";
 import type { Database } from "@app/db";
 import { createSandbox, defaultSandboxSettings, type SandboxSettings } from "@app/sandbox";
 import { silentLogger } from "@app/testkit";
+import type { Context } from "hono";
+import { registerConnectionRoutes } from "../src/connections/routes/index.ts";
 import type { PostContent } from "../src/contracts/post.ts";
 import type { MediaStorage } from "../src/contracts/storage.ts";
 import { type PublisherDemo, sandboxAdapters, seedDemoPublisher } from "../src/demo.ts";
@@ -290,4 +300,32 @@ export function gateYouTubeChunks(base: Adapters, holdAt: number[]) {
   };
   const at = (n: number) => gates.get(n) as { reached: Promise<void>; open: () => void };
   return { adapters, at };
+}
+
+/**
+ * The connect routes alone, on the sandbox's platforms: `authenticate` names the caller's account
+ * (throw for a refused key); callbacks go to `publicUrl`.
+ */
+export function connectionRoutesApp(
+  db: Database,
+  sandboxUrl: string,
+  options: { publicUrl?: string; authenticate(c: Context): Promise<{ accountId: string }> },
+): ServiceApp {
+  const app = createServiceApp({
+    name: "t",
+    title: "t",
+    version: "1",
+    logger: silentLogger(),
+    checkReady: async () => {},
+  });
+  registerConnectionRoutes(app, {
+    db,
+    clock: systemClock,
+    sealer: testSealer(),
+    adapters: sandboxAdapters(sandboxUrl),
+    publicUrl: options.publicUrl ?? "http://127.0.0.1:3002",
+    blueskyService: sandboxUrl,
+    authenticate: options.authenticate,
+  });
+  return app;
 }

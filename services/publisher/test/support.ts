@@ -1,7 +1,8 @@
 import { mkdtempSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Clock, newId, type ServiceApp } from "@app/core";
+import { type Clock, newId, type RunningServer, type ServiceApp } from "@app/core";
 import type { Database } from "@app/db";
 import { silentLogger } from "@app/testkit";
 import { createApp, type PublisherDeps } from "../src/app.ts";
@@ -118,3 +119,29 @@ export function call(
 
 export const VIDEO = "https://cdn.example.com/clip.mp4";
 export const IMAGE = (n: number) => `https://cdn.example.com/photo-${n}.jpg`;
+
+/** Sends `bytes` over real HTTP to a running server, in 64 KiB writes; the answer's status and body. */
+export function sendBytes(
+  server: RunningServer,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  bytes: Buffer,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${server.url}${path}`,
+      { method, headers: { ...headers, "content-length": String(bytes.length) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.once("end", () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
+        );
+      },
+    );
+    req.once("error", reject);
+    for (let at = 0; at < bytes.length; at += 64 * 1024) req.write(bytes.subarray(at, at + 64 * 1024));
+    req.end();
+  });
+}

@@ -1,10 +1,7 @@
 /** Audit: hostile input on the changed routes never gets a 5xx. */
-import { createServiceApp, systemClock } from "@app/core";
-import { silentLogger, test } from "@app/testkit";
+import { test } from "@app/testkit";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { registerConnectionRoutes } from "../../src/connections/routes/index.ts";
-import { sandboxAdapters } from "../../src/demo.ts";
-import { type Sandbox, startSandbox, testSealer } from "../publishing-support.ts";
+import { connectionRoutesApp, type Sandbox, startSandbox } from "../publishing-support.ts";
 import { publisherApp, seedAccount } from "../support.ts";
 
 let sandbox: Sandbox;
@@ -15,20 +12,7 @@ afterAll(() => sandbox.close());
 
 describe("audit: no 5xx from hostile input", () => {
   test("OAuth callback and confirm", async ({ db }) => {
-    const app = createServiceApp({
-      name: "t",
-      title: "t",
-      version: "1",
-      logger: silentLogger(),
-      checkReady: async () => {},
-    });
-    registerConnectionRoutes(app, {
-      db: db as never,
-      clock: systemClock,
-      sealer: testSealer(),
-      adapters: sandboxAdapters(sandbox.url),
-      publicUrl: "http://127.0.0.1:3002",
-      blueskyService: sandbox.url,
+    const app = connectionRoutesApp(db as never, sandbox.url, {
       authenticate: async () => ({ accountId: "acct_none" }),
     });
     const cases: [string, RequestInit?][] = [

@@ -3,14 +3,12 @@
  * (PUBLISHER_PUBLIC_URL accepts one: config.ts baseUrl keeps the path), the JSON variant's
  * caching, and concurrent confirms.
  */
-import { createServiceApp, systemClock } from "@app/core";
 import { DEMO_GOOGLE } from "@app/sandbox/demo";
-import { silentLogger, test } from "@app/testkit";
+import { test } from "@app/testkit";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { registerConnectionRoutes } from "../../src/connections/routes/index.ts";
-import { approveOnSandbox, sandboxAdapters } from "../../src/demo.ts";
+import { approveOnSandbox } from "../../src/demo.ts";
 import { createAccount } from "../../src/store/accounts.ts";
-import { type Sandbox, startSandbox, testSealer } from "../publishing-support.ts";
+import { connectionRoutesApp, type Sandbox, startSandbox } from "../publishing-support.ts";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -21,23 +19,10 @@ afterAll(() => sandbox.close());
 const ACCOUNT = "acct_audit_oauth";
 
 function appFor(db: Parameters<typeof createAccount>[0], publicUrl: string) {
-  const app = createServiceApp({
-    name: "t",
-    title: "t",
-    version: "1",
-    logger: silentLogger(),
-    checkReady: async () => {},
-  });
-  registerConnectionRoutes(app, {
-    db: db as never,
-    clock: systemClock,
-    sealer: testSealer(),
-    adapters: sandboxAdapters(sandbox.url),
+  return connectionRoutesApp(db as never, sandbox.url, {
     publicUrl,
-    blueskyService: sandbox.url,
     authenticate: async () => ({ accountId: ACCOUNT }),
   });
-  return app;
 }
 
 async function grantFor(

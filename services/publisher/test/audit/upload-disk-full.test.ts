@@ -3,14 +3,13 @@
  * stores' writes go through `node:fs`'s `writev`, replaced here; every other call is the real one).
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunningServer, serveApp } from "@app/core";
+import { serveApp } from "@app/core";
 import { json, test } from "@app/testkit";
 import { afterAll, describe, expect, vi } from "vitest";
 import { LocalDiskStorage } from "../../src/storage/local-disk.ts";
-import { call, publisherApp, seedAccount, TEST_BASE, TEST_CREDENTIALS } from "../support.ts";
+import { call, publisherApp, seedAccount, sendBytes, TEST_BASE, TEST_CREDENTIALS } from "../support.ts";
 
 const MiB = 1024 * 1024;
 
@@ -46,31 +45,6 @@ function fullStorage(name: string): LocalDiskStorage {
   return new LocalDiskStorage({ dir, publicBaseUrl: () => TEST_BASE, credentials: TEST_CREDENTIALS });
 }
 
-function send(
-  server: RunningServer,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  bytes: Buffer,
-): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${server.url}${path}`,
-      { method, headers: { ...headers, "content-length": String(bytes.length) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.once("end", () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
-        );
-      },
-    );
-    req.once("error", reject);
-    for (let at = 0; at < bytes.length; at += 64 * 1024) req.write(bytes.subarray(at, at + 64 * 1024));
-    req.end();
-  });
-}
-
 const leftovers = (storage: LocalDiskStorage) => ({
   stored: readdirSync(storage.options.dir).filter((n) => n !== ".incoming"),
   incoming: (() => {
@@ -99,7 +73,7 @@ describe("audit: disk full mid-upload", () => {
     const server = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
     try {
       const url = new URL(presign.uploadUrl);
-      const res = await send(
+      const res = await sendBytes(
         server,
         "PUT",
         `${url.pathname}${url.search}`,
@@ -121,7 +95,7 @@ describe("audit: disk full mid-upload", () => {
     const { app } = publisherApp(db, { storage });
     const server = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
     try {
-      const res = await send(
+      const res = await sendBytes(
         server,
         "POST",
         "/api/v1/upload",
@@ -154,7 +128,7 @@ describe("audit: disk full mid-upload", () => {
       ]);
       for (let round = 0; round < 3; round += 1) {
         const answered = await Promise.race([
-          send(
+          sendBytes(
             server,
             "POST",
             "/api/v1/upload",

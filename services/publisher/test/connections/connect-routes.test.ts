@@ -1,11 +1,9 @@
-import { createServiceApp, systemClock } from "@app/core";
 import { DEMO_BLUESKY, DEMO_GOOGLE, DEMO_TIKTOK } from "@app/sandbox/demo";
-import { silentLogger, test } from "@app/testkit";
+import { test } from "@app/testkit";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { registerConnectionRoutes } from "../../src/connections/routes/index.ts";
-import { approveOnSandbox, sandboxAdapters } from "../../src/demo.ts";
+import { approveOnSandbox } from "../../src/demo.ts";
 import { createAccount } from "../../src/store/accounts.ts";
-import { type Sandbox, startSandbox, testSealer } from "../publishing-support.ts";
+import { connectionRoutesApp, type Sandbox, startSandbox } from "../publishing-support.ts";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -22,27 +20,13 @@ const KEYS: Record<string, string> = {
 };
 
 function appFor(db: Parameters<typeof createAccount>[0]) {
-  const app = createServiceApp({
-    name: "t",
-    title: "t",
-    version: "1",
-    logger: silentLogger(),
-    checkReady: async () => {},
-  });
-  registerConnectionRoutes(app, {
-    db: db as never,
-    clock: systemClock,
-    sealer: testSealer(),
-    adapters: sandboxAdapters(sandbox.url),
-    publicUrl: "http://127.0.0.1:3002",
-    blueskyService: sandbox.url,
+  return connectionRoutesApp(db as never, sandbox.url, {
     authenticate: async (c) => {
       const accountId = KEYS[c.req.header("x-api-key") ?? ""];
       if (!accountId) throw Object.assign(new Error("no key"), { status: 401 });
       return { accountId };
     },
   });
-  return app;
 }
 
 async function ensureAccounts(db: Parameters<typeof createAccount>[0]) {

@@ -1,13 +1,12 @@
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
-import { request } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { type RunningServer, serveApp } from "@app/core";
 import { json, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import type { LocalDiskStorage } from "../../src/storage/local-disk.ts";
-import { call, publisherApp, seedAccount } from "../support.ts";
+import { call, publisherApp, seedAccount, sendBytes } from "../support.ts";
 
 const MiB = 1024 * 1024;
 
@@ -19,32 +18,6 @@ function body(size: number): Buffer {
 }
 
 const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
-
-/** Sends `bytes` over real HTTP in 64 KiB writes; the status and body of the answer. */
-function send(
-  server: RunningServer,
-  method: "POST" | "PUT",
-  path: string,
-  headers: Record<string, string>,
-  bytes: Buffer,
-): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${server.url}${path}`,
-      { method, headers: { ...headers, "content-length": String(bytes.length) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.once("end", () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
-        );
-      },
-    );
-    req.once("error", reject);
-    for (let at = 0; at < bytes.length; at += 64 * 1024) req.write(bytes.subarray(at, at + 64 * 1024));
-    req.end();
-  });
-}
 
 /** Records every write the storage starts, to wait for each to settle (its cleanup included). */
 function watchWrites(storage: LocalDiskStorage): Promise<unknown>[] {
@@ -90,7 +63,7 @@ describe("uploads over real HTTP (Node's request stream straight to the file)", 
     const server = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
     try {
       const bytes = body(24 * MiB + 123);
-      const res = await send(
+      const res = await sendBytes(
         server,
         "POST",
         "/api/v1/upload",
@@ -122,7 +95,7 @@ describe("uploads over real HTTP (Node's request stream straight to the file)", 
         bytes,
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ]);
-      const res = await send(
+      const res = await sendBytes(
         server,
         "POST",
         "/api/v1/upload",
@@ -150,7 +123,7 @@ describe("uploads over real HTTP (Node's request stream straight to the file)", 
     try {
       const url = new URL(answer.uploadUrl);
       // Signed for the storage's public host; sent to where the test server listens.
-      const res = await send(
+      const res = await sendBytes(
         server,
         "PUT",
         `${url.pathname}${url.search}`,
