@@ -60,7 +60,8 @@ const PARTS = new Set(
     .filter(Boolean),
 );
 const QUEUE_POSTS = 10_000;
-const QUEUE_RUNS = 300;
+const QUEUE_RUNS = 1000;
+const QUEUE_WARM_UP = 100;
 const TOKEN_SECRET = "publisher-bench-token-secret-0123456789abcdef";
 const WORKER_SCRIPT = fileURLToPath(new URL("../services/publisher/src/worker.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -948,7 +949,7 @@ async function timeLookups(
   connectionId: string,
   lookup: Lookup = lookupSlot,
 ): Promise<SlotTimes> {
-  for (let index = 0; index < 20; index++) await lookup(db, accountId, connectionId);
+  for (let index = 0; index < QUEUE_WARM_UP; index++) await lookup(db, accountId, connectionId);
   const all: SlotTimes = { total: [], sql: [], compute: [] };
   for (let index = 0; index < QUEUE_RUNS; index++) {
     const times = await lookup(db, accountId, connectionId);
@@ -1003,10 +1004,10 @@ async function benchQueueSlots(postgres: Database | undefined): Promise<void> {
   out(
     `\n  Queue-slot lookup of POST /api/v1/queue, called in-process at concurrency 1 (one transaction: the advisory ` +
       `lock with the schedule, then the first free candidate slot; 3 posts a day, one connection): ${QUEUE_RUNS} ` +
-      `lookups after 20 warm-up, timed from BEGIN to COMMIT. The ${QUEUE_POSTS} posts: the first 200 queue slots ` +
+      `lookups after ${QUEUE_WARM_UP} warm-up, timed from BEGIN to COMMIT. The ${QUEUE_POSTS} posts: the first 200 queue slots ` +
       `(so ~200 candidates are taken before a free one), the rest at random minutes within the ` +
       `${QUEUE_HORIZON_DAYS}-day horizon. sql = the free-slot (or taken-set) query, compute = the candidate slots ` +
-      `(luxon), stmts = statements per lookup with BEGIN and COMMIT (round trips on PostgreSQL)`,
+      `(worked out once per schedule and local day, so the warm-up pays for it), stmts = statements per lookup with BEGIN and COMMIT (round trips on PostgreSQL)`,
   );
   out(
     `  ${"case".padEnd(58)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"sql p50".padStart(7)} ${"compute p50".padStart(11)} ${"stmts".padStart(5)} slot found`,

@@ -57,21 +57,61 @@ function slotsOfDay(day: CalendarDay, settings: QueueSettings): Date[] {
   );
 }
 
+/** How many (schedule, local day) horizons {@link candidateSlots} keeps; the oldest goes first. */
+const HORIZON_CACHE_SIZE = 1024;
+const horizons = new Map<string, readonly number[]>();
+
+/**
+ * The slot instants (epoch ms, in time order) of the horizon's local days from `today`. Working
+ * them out takes a zoned date per slot (a few hundred); they depend only on the schedule and the
+ * local date, so each is worked out once and remembered: an account queuing many posts in a day
+ * pays for it once.
+ */
+function horizonSlots(today: CalendarDay, settings: QueueSettings, horizon: number): readonly number[] {
+  const key = [
+    settings.timeZone,
+    settings.postsPerDay,
+    settings.allowedDays.join(","),
+    horizon,
+    today.year,
+    today.month,
+    today.day,
+  ].join("|");
+  const known = horizons.get(key);
+  if (known) return known;
+  const slots: number[] = [];
+  for (let offset = 0; offset <= horizon; offset += 1) {
+    const day = addDays(today, offset);
+    if (!settings.allowedDays.includes(day.weekday)) continue;
+    for (const slot of slotsOfDay(day, settings)) slots.push(slot.getTime());
+  }
+  if (horizons.size >= HORIZON_CACHE_SIZE) horizons.delete(horizons.keys().next().value as string);
+  horizons.set(key, slots);
+  return slots;
+}
+
+/** The index of the first of the ascending `instants` strictly after `after` (their length if none). */
+function firstIndexAfter(instants: readonly number[], after: number): number {
+  let low = 0;
+  let high = instants.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((instants[middle] as number) > after) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
 /**
  * Every slot strictly after `now` over the horizon, in time order: the instants the queue may
  * choose from (a few hundred at most), so the database is asked about those instants only.
  */
 export function candidateSlots(input: { now: Date; settings: QueueSettings; horizonDays?: number }): Date[] {
   const { now, settings } = input;
-  const horizon = input.horizonDays ?? QUEUE_HORIZON_DAYS;
-  const today = DateTime.fromJSDate(now, { zone: settings.timeZone });
-  const slots: Date[] = [];
-  for (let offset = 0; offset <= horizon; offset += 1) {
-    const day = addDays(today, offset);
-    if (!settings.allowedDays.includes(day.weekday)) continue;
-    for (const slot of slotsOfDay(day, settings)) if (slot.getTime() > now.getTime()) slots.push(slot);
-  }
-  return slots;
+  const local = DateTime.fromJSDate(now, { zone: settings.timeZone });
+  const today = { year: local.year, month: local.month, day: local.day, weekday: local.weekday % 7 };
+  const slots = horizonSlots(today, settings, input.horizonDays ?? QUEUE_HORIZON_DAYS);
+  return slots.slice(firstIndexAfter(slots, now.getTime())).map((instant) => new Date(instant));
 }
 
 /**

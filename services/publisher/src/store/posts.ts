@@ -117,14 +117,17 @@ export async function firstFreeSlot(
   input: { accountId: string; connectionIds: readonly string[]; at: readonly Date[] },
 ): Promise<Date | undefined> {
   if (input.at.length === 0) return undefined;
+  // The instants go as epoch milliseconds: a number is far cheaper to send than a Date's text.
   const [row] = await tx.query<{ at: Date }>(
-    `SELECT c.at FROM unnest($3::timestamptz[]) WITH ORDINALITY AS c(at, n)
+    `SELECT c.at
+     FROM unnest($3::int8[]) WITH ORDINALITY AS u(ms, n),
+       LATERAL (SELECT timestamptz 'epoch' + u.ms * interval '1 millisecond' AS at) AS c
      WHERE NOT EXISTS (
        SELECT 1 FROM publisher.posts p
        WHERE p.account_id = $1 AND p.scheduled_for = c.at
          AND p.status IN ('scheduled', 'publishing', 'published') AND p.connection_ids && $2::text[])
-     ORDER BY c.n LIMIT 1`,
-    [input.accountId, input.connectionIds, input.at],
+     ORDER BY u.n LIMIT 1`,
+    [input.accountId, input.connectionIds, input.at.map((instant) => instant.getTime())],
   );
   return row?.at;
 }

@@ -1,5 +1,10 @@
 import { describe, expect, test } from "vitest";
-import { DEFAULT_QUEUE_SETTINGS, nextFreeSlot, type QueueSettings } from "../../src/domain/queue-slots.ts";
+import {
+  candidateSlots,
+  DEFAULT_QUEUE_SETTINGS,
+  nextFreeSlot,
+  type QueueSettings,
+} from "../../src/domain/queue-slots.ts";
 
 const NY: QueueSettings = {
   postsPerDay: 1,
@@ -88,5 +93,39 @@ describe("next free queue slot", () => {
     expect(
       nextFreeSlot({ now, settings: DEFAULT_QUEUE_SETTINGS, taken, horizonDays: 11 })?.toISOString(),
     ).toBe("2026-06-26T09:00:00.000Z");
+  });
+});
+
+describe("candidate slots (a schedule's horizon is worked out once per local day)", () => {
+  const iso = (slots: Date[]) => slots.map((slot) => slot.toISOString());
+
+  test("schedules that share a zone and a day each get their own slots", () => {
+    const now = new Date("2026-06-15T06:00:00Z");
+    const once = candidateSlots({ now, settings: NY, horizonDays: 2 });
+    const thrice = candidateSlots({ now, settings: { ...NY, postsPerDay: 3 }, horizonDays: 2 });
+    const weekends = candidateSlots({ now, settings: { ...NY, allowedDays: [0, 6] }, horizonDays: 7 });
+    expect(iso(once)).toEqual([
+      "2026-06-15T13:00:00.000Z",
+      "2026-06-16T13:00:00.000Z",
+      "2026-06-17T13:00:00.000Z",
+    ]);
+    expect(thrice).toHaveLength(9);
+    expect(iso(weekends)).toEqual(["2026-06-20T13:00:00.000Z", "2026-06-21T13:00:00.000Z"]);
+  });
+
+  test("a later moment of the same day drops the slots it has passed", () => {
+    const settings = { ...NY, postsPerDay: 2 as const };
+    const morning = candidateSlots({ now: new Date("2026-06-15T12:00:00Z"), settings, horizonDays: 1 });
+    const afternoon = candidateSlots({ now: new Date("2026-06-15T13:00:00Z"), settings, horizonDays: 1 });
+    expect(morning).toHaveLength(4);
+    expect(iso(afternoon)).toEqual(iso(morning).slice(1));
+  });
+
+  test("a new local day reaches one day further, and its first slots follow a DST change", () => {
+    const before = candidateSlots({ now: new Date("2026-03-07T04:00:00Z"), settings: NY, horizonDays: 1 });
+    const after = candidateSlots({ now: new Date("2026-03-07T05:30:00Z"), settings: NY, horizonDays: 1 });
+    // 04:00Z on 7 March is 23:00 on 6 March in New York; 05:30Z is 00:30 on 7 March.
+    expect(iso(before)).toEqual(["2026-03-07T14:00:00.000Z"]);
+    expect(iso(after)).toEqual(["2026-03-07T14:00:00.000Z", "2026-03-08T13:00:00.000Z"]);
   });
 });
