@@ -27,9 +27,19 @@ function queryValue(value: unknown): string | undefined {
 }
 
 /**
+ * Why a query value cannot go upstream: URLSearchParams would turn a lone surrogate into U+FFFD
+ * without a word, and a NUL is text no upstream takes (PostgreSQL refuses it in any text value).
+ */
+function unsafeQueryReason(value: string): string | undefined {
+  if (!value.isWellFormed()) return "must be well-formed text (no lone surrogates)";
+  if (value.includes("\u0000")) return "must not contain NUL";
+  return undefined;
+}
+
+/**
  * Checks a run's `input` against the tool's schemas and builds the upstream path and query:
  * unknown parameter names are refused, defaults applied, path parameters checked and encoded
- * ({@link renderPath}), query values that are not well-formed text (a lone surrogate) refused. Issues carry dotted paths from the run body (`input.queryParams.days`).
+ * ({@link renderPath}), query values with a lone surrogate or a NUL refused. Issues carry dotted paths from the run body (`input.queryParams.days`).
  */
 export function prepareToolInput(tool: RegisteredTool, input: unknown): PreparedInput {
   const shape = RunInputSchema.safeParse(input ?? {});
@@ -53,12 +63,9 @@ export function prepareToolInput(tool: RegisteredTool, input: unknown): Prepared
   for (const [name, value] of Object.entries(query.data)) {
     const text = queryValue(value);
     if (text === undefined) continue;
-    // URLSearchParams would turn a lone surrogate into U+FFFD without a word: refuse it instead.
-    if (!text.isWellFormed()) {
-      queryIssues.push({
-        path: `input.queryParams.${name}`,
-        message: "must be well-formed text (no lone surrogates)",
-      });
+    const problem = unsafeQueryReason(text);
+    if (problem) {
+      queryIssues.push({ path: `input.queryParams.${name}`, message: problem });
       continue;
     }
     search.set(name, text);

@@ -61,6 +61,23 @@ describe("text that is not well-formed, elsewhere in the input", () => {
     await h.close();
   });
 
+  test("a query value with NUL is a 400, not a NUL byte sent upstream", async ({ db }) => {
+    const upstream = new FakeUpstreamClient(() => jsonAnswer(200, { ok: true }));
+    const h = gatewayHarness(db, { upstream });
+    const caller = await openAccount(db);
+    const res = await h.app.request("/v1/run", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...bearer(caller.key) },
+      body: '{"provider":"markets","endpoint":"/pm/event","method":"GET","input":{"queryParams":{"ref":"a\\u0000b"}}}',
+    });
+    const body = (await res.json()) as { error: string; issues?: { path: string; message: string }[] };
+    expect(res.status).toBe(400);
+    expect(body.error).toBe("INVALID_INPUT");
+    expect(body.issues?.[0]).toEqual({ path: "input.queryParams.ref", message: "must not contain NUL" });
+    expect(upstream.requests).toHaveLength(0);
+    await h.close();
+  });
+
   test("a path parameter with NUL, plain or escaped, is a 400", async ({ db }) => {
     const upstream = new FakeUpstreamClient(() => jsonAnswer(200, { ok: true }));
     const h = gatewayHarness(db, { upstream });
