@@ -26,11 +26,21 @@ export async function dropStagedMedia(storage: MediaStorage, targetId: string, i
   );
 }
 
-/** Reads a stream to the end (for one upload chunk: bounded by the chunk size). */
-export async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/**
+ * Streams bytes `first…last` of `media` to `send` (one upload chunk, never whole in memory); the
+ * read is closed however `send` ends, even when it failed before reading a byte.
+ */
+export async function sendRange<T>(
+  media: StagedMedia,
+  range: { first: number; last: number },
+  send: (body: Readable) => Promise<T>,
+): Promise<T> {
+  const body = await media.read(range);
+  try {
+    return await send(body);
+  } finally {
+    body.destroy();
+  }
 }
 
 /**

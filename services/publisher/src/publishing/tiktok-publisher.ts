@@ -1,4 +1,5 @@
 import { withAccessToken } from "../connections/token-vault.ts";
+import { sendRange } from "../media/staged-media.ts";
 import { PlatformError } from "../platforms/errors.ts";
 import { type ChunkPlan, chunkAt, chunkRange, planChunks } from "../platforms/tiktok/chunk-plan.ts";
 import type { CreatorInfo, PublishStatus } from "../platforms/tiktok/tiktok-client.ts";
@@ -125,13 +126,15 @@ async function upload(run: TargetRun, deps: PublisherDeps, handle: TikTokHandle)
   for (let index = start; index < plan.totalChunkCount; index += 1) {
     run.checkClaim();
     const { first, last } = chunkRange(plan, index);
-    await tiktok.uploadChunk(uploadUrl, {
-      first,
-      last,
-      total: plan.videoSize,
-      contentType: video.contentType,
-      body: await video.read({ first, last }),
-    });
+    await sendRange(video, { first, last }, (body) =>
+      tiktok.uploadChunk(uploadUrl, {
+        first,
+        last,
+        total: plan.videoSize,
+        contentType: video.contentType,
+        body,
+      }),
+    );
   }
   const processing: TikTokHandle = {
     ...handle,

@@ -1,5 +1,5 @@
 import { withAccessToken } from "../connections/token-vault.ts";
-import { readAll } from "../media/staged-media.ts";
+import { sendRange } from "../media/staged-media.ts";
 import { PlatformError } from "../platforms/errors.ts";
 import type { UploadProgress } from "../platforms/youtube/youtube-client.ts";
 import { youtubeTexts } from "./post-texts.ts";
@@ -49,11 +49,12 @@ export async function publishToYouTube(run: TargetRun, deps: PublisherDeps): Pro
   let failures = 0;
   while (progress.kind === "incomplete") {
     run.checkClaim();
-    const first = progress.received;
+    const first: number = progress.received;
     const last = Math.min(first + chunkBytes, media.size) - 1;
-    const body = await readAll(await media.read({ first, last }));
     try {
-      progress = await youtube.uploadChunk(session, { first, total: media.size, body });
+      progress = await sendRange(media, { first, last }, (body) =>
+        youtube.uploadChunk(session, { first, last, total: media.size, body }),
+      );
       failures = 0;
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;

@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { Clock } from "@app/core";
 import { type FailureKind, kindOfStatus, PlatformError, parseRetryAfter } from "../errors.ts";
 import { objectField, platformFetch, readJson, stringField } from "../http.ts";
@@ -25,10 +26,10 @@ export interface YouTubeAdapter {
   channel(accessToken: string): Promise<{ id: string; title: string } | null>;
   /** Starts a resumable upload (`videos.insert`) and returns the session URI. Nothing is created yet. */
   startUpload(accessToken: string, video: YouTubeVideo): Promise<string>;
-  /** PUTs bytes `first…first+body.length-1` of `total`; the last byte creates the video. */
+  /** PUTs bytes `first…last` of `total`, streamed from `body`; the last byte creates the video. */
   uploadChunk(
     sessionUri: string,
-    chunk: { first: number; total: number; body: Buffer },
+    chunk: { first: number; last: number; total: number; body: Readable },
   ): Promise<UploadProgress>;
   /** Asks the session how many bytes it holds (`Content-Range: bytes *\/total`). */
   queryUpload(sessionUri: string, total: number): Promise<UploadProgress>;
@@ -129,11 +130,14 @@ export function createYouTubeClient(config: YouTubeConfig, oauth: OAuthClient, c
         throw new PlatformError("youtube", "transient", "bad_response", "No session URI (Location).");
       return location;
     },
-    async uploadChunk(sessionUri, { first, total, body }) {
+    async uploadChunk(sessionUri, { first, last, total, body }) {
       const res = await platformFetch("youtube", {
         method: "PUT",
         url: sessionUri,
-        headers: { "content-range": `bytes ${first}-${first + body.length - 1}/${total}` },
+        headers: {
+          "content-length": String(last - first + 1),
+          "content-range": `bytes ${first}-${last}/${total}`,
+        },
         body,
         timeoutMs: config.chunkTimeoutMs,
       });
