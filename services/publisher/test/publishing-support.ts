@@ -15,12 +15,14 @@ import type { Database } from "@app/db";
 import { createSandbox, defaultSandboxSettings, type SandboxSettings } from "@app/sandbox";
 import { silentLogger } from "@app/testkit";
 import type { Context } from "hono";
+import { afterAll, beforeAll } from "vitest";
 import { registerConnectionRoutes } from "../src/connections/routes/index.ts";
 import type { PostContent } from "../src/contracts/post.ts";
 import type { MediaStorage } from "../src/contracts/storage.ts";
 import { type PublisherDemo, sandboxAdapters, seedDemoPublisher } from "../src/demo.ts";
 import type { Adapters } from "../src/platforms/index.ts";
 import { createPublishing, type PublishingDeps, type PublishingService } from "../src/publishing/index.ts";
+import { releaseExpiredClaims } from "../src/store/targets.ts";
 
 export const TEST_SECRET = "publisher-test-token-secret-0123456789abcdef";
 export const testSealer = () => createTextSealer(TEST_SECRET, "publisher.connections");
@@ -106,6 +108,62 @@ export async function startMemoryStorage(): Promise<MemoryStorage> {
       throw new Error("not used");
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** What `usePlatformTwins` gives a test file: read its members inside tests and hooks, not at load. */
+export type PlatformTwins = {
+  readonly sandbox: Sandbox;
+  readonly storage: MemoryStorage;
+  /** `testPublishing` on these twins (`overrides` may replace their storage or adapters, or add deps). */
+  publishing(
+    db: Database,
+    overrides?: Partial<Omit<Parameters<typeof testPublishing>[0], "db">>,
+  ): PublishingService;
+};
+
+/**
+ * A memory storage and a platform sandbox for one test file: started before its tests (`beforeAll`),
+ * stopped after them (`afterAll`, the sandbox first). `adjust` tunes the sandbox's settings and may
+ * read the storage, already serving (e.g. to let TikTok pull from its URL prefix). If a start fails,
+ * only what did start is stopped; reading a twin that is not running throws.
+ */
+export function usePlatformTwins(
+  adjust: (settings: SandboxSettings, storage: MemoryStorage) => void = () => {},
+): PlatformTwins {
+  let storage: MemoryStorage | undefined;
+  let sandbox: Sandbox | undefined;
+  beforeAll(async () => {
+    const started = await startMemoryStorage();
+    storage = started;
+    sandbox = await startSandbox((settings) => adjust(settings, started));
+  });
+  afterAll(async () => {
+    try {
+      await sandbox?.close();
+    } finally {
+      await storage?.close();
+      sandbox = undefined;
+      storage = undefined;
+    }
+  });
+  const runningSandbox = (): Sandbox => {
+    if (!sandbox) throw new Error("The sandbox is not running: read it inside a test or hook");
+    return sandbox;
+  };
+  const runningStorage = (): MemoryStorage => {
+    if (!storage) throw new Error("The memory storage is not running: read it inside a test or hook");
+    return storage;
+  };
+  return {
+    get sandbox() {
+      return runningSandbox();
+    },
+    get storage() {
+      return runningStorage();
+    },
+    publishing: (db, overrides = {}) =>
+      testPublishing({ db, sandboxUrl: runningSandbox().url, storage: runningStorage(), ...overrides }),
   };
 }
 
@@ -211,6 +269,32 @@ export async function waitFor<T>(
     if (Date.now() > until) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * Polls (as `waitFor`) until the post's first target (by platform) has settled, published or failed,
+ * and returns it; for posts with one target.
+ */
+export function waitForSettledTarget(db: Database, postId: string, what: string): Promise<TargetRow> {
+  return waitFor(async () => {
+    const [target] = await targetsOf(db, postId);
+    return target?.status === "published" || target?.status === "failed" ? target : undefined;
+  }, what);
+}
+
+/**
+ * The leases on the post's targets run out (as when a worker misses its heartbeats) and the sweeper
+ * hands them back; returns the claims it released.
+ */
+export async function expireLeasesAndSweep(
+  db: Database,
+  postId: string,
+): Promise<{ id: string; claimedBy: string }[]> {
+  await db.query(
+    "UPDATE publisher.post_targets SET claimed_until = now() - interval '1 second' WHERE post_id = $1",
+    [postId],
+  );
+  return releaseExpiredClaims(db, new Date());
 }
 
 /** Publishing wired to the sandbox, with fast retries and polls for tests. */

@@ -11,21 +11,15 @@ import {
   insertPost,
   type MemoryStorage,
   mediaFile,
-  type Sandbox,
   seedDemo,
-  startMemoryStorage,
-  startSandbox,
-  testPublishing,
+  usePlatformTwins,
 } from "../publishing-support.ts";
 
-let storage: MemoryStorage;
+const twins = usePlatformTwins();
 let host: { url: string; server: Server };
-let sandbox: Sandbox;
 const jpeg = mediaFile("jpeg", 5000, 2);
 
 beforeAll(async () => {
-  storage = await startMemoryStorage();
-  sandbox = await startSandbox();
   const server = createServer((req, res) => {
     if (req.url === "/to-postgres")
       return void res.writeHead(302, { location: "http://127.0.0.1:5432/" }).end();
@@ -43,13 +37,15 @@ beforeAll(async () => {
   host = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 });
 afterAll(async () => {
-  await storage.close();
-  await sandbox.close();
   await new Promise((resolve) => host.server.close(resolve));
 });
 
 const reader = () =>
-  createMediaReader(storage, { trustedOrigins: [host.url], connectTimeoutMs: 2000, totalTimeoutMs: 5000 });
+  createMediaReader(twins.storage, {
+    trustedOrigins: [host.url],
+    connectTimeoutMs: 2000,
+    totalTimeoutMs: 5000,
+  });
 const refusal = async (url: string) => {
   const error = await reader()
     .open(url)
@@ -128,8 +124,8 @@ describe("the address policy and the type sniffer", () => {
 });
 
 test("a post whose media points at the database port fails with MEDIA_URL_REJECTED", async ({ db }) => {
-  const demo = await seedDemo(db, sandbox.url);
-  const publishing = testPublishing({ db, sandboxUrl: sandbox.url, storage });
+  const demo = await seedDemo(db, twins.sandbox.url);
+  const publishing = twins.publishing(db);
   const postId = await insertPost(db, {
     accountId: demo.accountId,
     connections: [{ id: demo.connections.bluesky, platform: "bluesky" }],
@@ -142,7 +138,8 @@ test("a post whose media points at the database port fails with MEDIA_URL_REJECT
 test("a foreign photo is staged in our storage while it publishes, and the copy is deleted once the target is done", async ({
   db,
 }) => {
-  const demo = await seedDemo(db, sandbox.url);
+  const demo = await seedDemo(db, twins.sandbox.url);
+  const { storage } = twins;
   const staged: string[] = [];
   const watched: MemoryStorage = {
     ...storage,
@@ -151,12 +148,7 @@ test("a foreign photo is staged in our storage while it publishes, and the copy 
       return storage.write(path, body, options);
     },
   };
-  const publishing = testPublishing({
-    db,
-    sandboxUrl: sandbox.url,
-    storage: watched,
-    media: { trustedOrigins: [host.url] },
-  });
+  const publishing = twins.publishing(db, { storage: watched, media: { trustedOrigins: [host.url] } });
   const postId = await insertPost(db, {
     accountId: demo.accountId,
     connections: [{ id: demo.connections.bluesky, platform: "bluesky" }],

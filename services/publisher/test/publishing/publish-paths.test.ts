@@ -1,34 +1,20 @@
 import { test } from "@app/testkit";
-import { afterAll, beforeAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import type { PublisherDemo } from "../../src/demo.ts";
 import type { PublishingService } from "../../src/publishing/index.ts";
 import {
   content,
   insertPost,
-  type MemoryStorage,
   mediaFile,
   postStatus,
-  type Sandbox,
   sandboxGet,
   seedDemo,
-  startMemoryStorage,
-  startSandbox,
   targetsOf,
-  testPublishing,
+  usePlatformTwins,
 } from "../publishing-support.ts";
 
-let sandbox: Sandbox;
-let storage: MemoryStorage;
-
-beforeAll(async () => {
-  storage = await startMemoryStorage();
-  sandbox = await startSandbox((settings) => {
-    settings.tiktok.verifiedUrlPrefixes = [`${storage.url}/media/`];
-  });
-});
-afterAll(async () => {
-  await sandbox.close();
-  await storage.close();
+const twins = usePlatformTwins((settings, storage) => {
+  settings.tiktok.verifiedUrlPrefixes = [`${storage.url}/media/`];
 });
 
 type Video = {
@@ -53,8 +39,8 @@ describe("publishing to each platform through its real API", () => {
   let demo: PublisherDemo;
   let publishing: PublishingService;
   const setup = async (db: Parameters<typeof seedDemo>[0]) => {
-    demo ??= await seedDemo(db, sandbox.url);
-    publishing ??= testPublishing({ db, sandboxUrl: sandbox.url, storage });
+    demo ??= await seedDemo(db, twins.sandbox.url);
+    publishing ??= twins.publishing(db);
     return { demo, publishing };
   };
 
@@ -63,7 +49,7 @@ describe("publishing to each platform through its real API", () => {
   }) => {
     const { demo, publishing } = await setup(db);
     const video = mediaFile("mp4", 256 * 1024 * 2 + 1000, 3);
-    const url = storage.put("yt-video.mp4", video.bytes, "video/mp4");
+    const url = twins.storage.put("yt-video.mp4", video.bytes, "video/mp4");
     const postId = await insertPost(db, {
       accountId: demo.accountId,
       connections: [{ id: demo.connections.youtube, platform: "youtube" }],
@@ -75,7 +61,7 @@ describe("publishing to each platform through its real API", () => {
     });
     const [outcome] = await publishing.publishNow(postId, 20_000);
     expect(outcome?.status).toBe("published");
-    const { videos } = await sandboxGet<{ videos: Video[] }>(sandbox.url, "/_sandbox/youtube/videos");
+    const { videos } = await sandboxGet<{ videos: Video[] }>(twins.sandbox.url, "/_sandbox/youtube/videos");
     const made = videos.find((candidate) => candidate.id === outcome?.platformPostId);
     expect(made).toMatchObject({ title: "Line one", description: "A btest/b", privacyStatus: "unlisted" });
     expect(made?.sha256).toBe(video.sha256);
@@ -85,7 +71,7 @@ describe("publishing to each platform through its real API", () => {
   test("a TikTok direct video goes up in two chunks with exact arithmetic and completes", async ({ db }) => {
     const { demo, publishing } = await setup(db);
     const video = mediaFile("mp4", 12 * 1024 * 1024 + 7, 5);
-    const url = storage.put("tt-direct.mp4", video.bytes, "video/mp4");
+    const url = twins.storage.put("tt-direct.mp4", video.bytes, "video/mp4");
     const postId = await insertPost(db, {
       accountId: demo.accountId,
       connections: [{ id: demo.connections.tiktok, platform: "tiktok" }],
@@ -97,7 +83,7 @@ describe("publishing to each platform through its real API", () => {
     });
     const [outcome] = await publishing.publishNow(postId, 20_000);
     expect(outcome).toMatchObject({ status: "published" });
-    const { posts } = await sandboxGet<{ posts: TikTokPost[] }>(sandbox.url, "/_sandbox/tiktok/posts");
+    const { posts } = await sandboxGet<{ posts: TikTokPost[] }>(twins.sandbox.url, "/_sandbox/tiktok/posts");
     const post = posts.find(
       (candidate) => candidate.mode === "DIRECT_POST" && candidate.mediaType === "VIDEO",
     );
@@ -113,7 +99,7 @@ describe("publishing to each platform through its real API", () => {
   test("a TikTok inbox video (MEDIA_UPLOAD) lands in the creator's inbox", async ({ db }) => {
     const { demo, publishing } = await setup(db);
     const video = mediaFile("mp4", 300_000, 7);
-    const url = storage.put("tt-inbox.mp4", video.bytes, "video/mp4");
+    const url = twins.storage.put("tt-inbox.mp4", video.bytes, "video/mp4");
     const postId = await insertPost(db, {
       accountId: demo.accountId,
       connections: [{ id: demo.connections.tiktok, platform: "tiktok" }],
@@ -121,7 +107,7 @@ describe("publishing to each platform through its real API", () => {
     });
     const [outcome] = await publishing.publishNow(postId, 20_000);
     expect(outcome?.status).toBe("published");
-    const { posts } = await sandboxGet<{ posts: TikTokPost[] }>(sandbox.url, "/_sandbox/tiktok/posts");
+    const { posts } = await sandboxGet<{ posts: TikTokPost[] }>(twins.sandbox.url, "/_sandbox/tiktok/posts");
     const post = posts.find((candidate) => candidate.publishId === outcome?.platformPostId);
     expect(post).toMatchObject({ mode: "MEDIA_UPLOAD", status: "SEND_TO_USER_INBOX" });
     expect(post?.media[0]?.sha256).toBe(video.sha256);
@@ -131,7 +117,7 @@ describe("publishing to each platform through its real API", () => {
     const { demo, publishing } = await setup(db);
     const photos = [mediaFile("jpeg", 2000, 1), mediaFile("jpeg", 3000, 2)];
     const urls = photos.map((photo, index) =>
-      storage.put(`tt-photo-${index}.jpg`, photo.bytes, "image/jpeg"),
+      twins.storage.put(`tt-photo-${index}.jpg`, photo.bytes, "image/jpeg"),
     );
     const postId = await insertPost(db, {
       accountId: demo.accountId,
@@ -143,7 +129,7 @@ describe("publishing to each platform through its real API", () => {
     });
     const [outcome] = await publishing.publishNow(postId, 20_000);
     expect(outcome?.status).toBe("published");
-    const { posts } = await sandboxGet<{ posts: TikTokPost[] }>(sandbox.url, "/_sandbox/tiktok/posts");
+    const { posts } = await sandboxGet<{ posts: TikTokPost[] }>(twins.sandbox.url, "/_sandbox/tiktok/posts");
     const post = posts.find((candidate) => candidate.mediaType === "PHOTO");
     expect(post?.status).toBe("PUBLISH_COMPLETE");
     expect(post?.media.map((item) => item.sha256)).toEqual(photos.map((photo) => photo.sha256));
@@ -161,7 +147,7 @@ describe("publishing to each platform through its real API", () => {
     const [target] = await targetsOf(db, postId);
     const rkey = String(target?.platformHandle?.rkey);
     expect(outcome?.platformPostId).toContain(`/app.bsky.feed.post/${rkey}`);
-    const { records } = await sandboxGet<Records>(sandbox.url, "/_sandbox/bluesky/records");
+    const { records } = await sandboxGet<Records>(twins.sandbox.url, "/_sandbox/bluesky/records");
     expect(records.find((record) => record.rkey === rkey)?.value).toMatchObject({
       text: "Just text on Bluesky",
     });
@@ -171,7 +157,7 @@ describe("publishing to each platform through its real API", () => {
     const { demo, publishing } = await setup(db);
     const images = [mediaFile("jpeg", 4000, 3), mediaFile("png", 5000, 4)];
     const urls = images.map((image, index) =>
-      storage.put(`bs-image-${index}`, image.bytes, "application/octet-stream"),
+      twins.storage.put(`bs-image-${index}`, image.bytes, "application/octet-stream"),
     );
     const postId = await insertPost(db, {
       accountId: demo.accountId,
@@ -183,7 +169,7 @@ describe("publishing to each platform through its real API", () => {
     });
     const [outcome] = await publishing.publishNow(postId, 20_000);
     expect(outcome?.status).toBe("published");
-    const { records, blobs } = await sandboxGet<Records>(sandbox.url, "/_sandbox/bluesky/records");
+    const { records, blobs } = await sandboxGet<Records>(twins.sandbox.url, "/_sandbox/bluesky/records");
     const record = records.find((candidate) => outcome?.platformPostId?.endsWith(candidate.rkey));
     const embed = record?.value.embed as { $type: string; images: { image: { mimeType: string } }[] };
     expect(embed.$type).toBe("app.bsky.embed.images");
@@ -196,7 +182,7 @@ describe("publishing to each platform through its real API", () => {
   test("a Bluesky post with a video embeds it as an mp4 blob", async ({ db }) => {
     const { demo, publishing } = await setup(db);
     const video = mediaFile("mp4", 200_000, 9);
-    const url = storage.put("bs-video.mp4", video.bytes, "video/mp4");
+    const url = twins.storage.put("bs-video.mp4", video.bytes, "video/mp4");
     const postId = await insertPost(db, {
       accountId: demo.accountId,
       connections: [{ id: demo.connections.bluesky, platform: "bluesky" }],
@@ -204,7 +190,7 @@ describe("publishing to each platform through its real API", () => {
     });
     const [outcome] = await publishing.publishNow(postId, 20_000);
     expect(outcome?.status).toBe("published");
-    const { records } = await sandboxGet<Records>(sandbox.url, "/_sandbox/bluesky/records");
+    const { records } = await sandboxGet<Records>(twins.sandbox.url, "/_sandbox/bluesky/records");
     const record = records.find((candidate) => outcome?.platformPostId?.endsWith(candidate.rkey));
     expect(record?.value.embed).toMatchObject({
       $type: "app.bsky.embed.video",

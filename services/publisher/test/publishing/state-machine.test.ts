@@ -1,44 +1,31 @@
 import { systemClock } from "@app/core";
 import { DEMO_TIKTOK } from "@app/sandbox/demo";
 import { test } from "@app/testkit";
-import { afterAll, beforeAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { completeConnect, startConnect } from "../../src/connections/connect-flows.ts";
 import type { PublisherDemo } from "../../src/demo.ts";
 import { approveOnSandbox, sandboxAdapters } from "../../src/demo.ts";
 import {
   content,
   insertPost,
-  type MemoryStorage,
   mediaFile,
   postStatus,
   requestsOf,
-  type Sandbox,
   sandboxGet,
   sandboxPost,
   seedDemo,
-  startMemoryStorage,
-  startSandbox,
   targetsOf,
-  testPublishing,
   testSealer,
+  usePlatformTwins,
   waitFor,
 } from "../publishing-support.ts";
 
-let sandbox: Sandbox;
-let storage: MemoryStorage;
-beforeAll(async () => {
-  storage = await startMemoryStorage();
-  sandbox = await startSandbox();
-});
-afterAll(async () => {
-  await sandbox.close();
-  await storage.close();
-});
+const twins = usePlatformTwins();
 
 describe("the target state machine", () => {
   let demo: PublisherDemo;
   const seeded = async (db: Parameters<typeof seedDemo>[0]) => {
-    demo ??= await seedDemo(db, sandbox.url);
+    demo ??= await seedDemo(db, twins.sandbox.url);
     return demo;
   };
 
@@ -46,8 +33,8 @@ describe("the target state machine", () => {
     db,
   }) => {
     const demo = await seeded(db);
-    const publishing = testPublishing({ db, sandboxUrl: sandbox.url, storage });
-    const url = storage.put("partial.mp4", mediaFile("mp4", 1000).bytes, "video/mp4");
+    const publishing = twins.publishing(db);
+    const url = twins.storage.put("partial.mp4", mediaFile("mp4", 1000).bytes, "video/mp4");
     const postId = await insertPost(db, {
       accountId: demo.accountId,
       connections: [
@@ -70,9 +57,9 @@ describe("the target state machine", () => {
     db,
   }) => {
     const demo = await seeded(db);
-    const publishing = testPublishing({ db, sandboxUrl: sandbox.url, storage });
-    await sandboxPost(sandbox.url, "/_sandbox/requests", {}, "DELETE");
-    await sandboxPost(sandbox.url, "/_sandbox/faults", {
+    const publishing = twins.publishing(db);
+    await sandboxPost(twins.sandbox.url, "/_sandbox/requests", {}, "DELETE");
+    await sandboxPost(twins.sandbox.url, "/_sandbox/faults", {
       operation: "com.atproto.repo.createRecord",
       kind: "error",
       status: 429,
@@ -97,7 +84,7 @@ describe("the target state machine", () => {
     } finally {
       await workers.stop();
     }
-    const calls = await requestsOf(sandbox.url, "com.atproto.repo.createRecord");
+    const calls = await requestsOf(twins.sandbox.url, "com.atproto.repo.createRecord");
     expect(calls.map((call) => call.status)).toEqual([429, 200]);
     const gap = Date.parse(calls[1]?.at ?? "") - Date.parse(calls[0]?.at ?? "");
     expect(gap).toBeGreaterThanOrEqual(1000);
@@ -109,14 +96,14 @@ describe("the target state machine", () => {
     db,
   }) => {
     const demo = await seeded(db);
-    const publishing = testPublishing({ db, sandboxUrl: sandbox.url, storage });
-    await sandboxPost(sandbox.url, "/_sandbox/faults", {
+    const publishing = twins.publishing(db);
+    await sandboxPost(twins.sandbox.url, "/_sandbox/faults", {
       operation: "youtube.videos.insert",
       kind: "error",
       status: 403,
       error: "quotaExceeded",
     });
-    const url = storage.put("quota.mp4", mediaFile("mp4", 1000).bytes, "video/mp4");
+    const url = twins.storage.put("quota.mp4", mediaFile("mp4", 1000).bytes, "video/mp4");
     const postId = await insertPost(db, {
       accountId: demo.accountId,
       connections: [{ id: demo.connections.youtube, platform: "youtube" }],
@@ -135,16 +122,16 @@ describe("the target state machine", () => {
     db,
   }) => {
     const demo = await seeded(db);
-    const publishing = testPublishing({ db, sandboxUrl: sandbox.url, storage });
-    const before = (await sandboxGet<{ videos: unknown[] }>(sandbox.url, "/_sandbox/youtube/videos")).videos
-      .length;
-    await sandboxPost(sandbox.url, "/_sandbox/faults", {
+    const publishing = twins.publishing(db);
+    const before = (await sandboxGet<{ videos: unknown[] }>(twins.sandbox.url, "/_sandbox/youtube/videos"))
+      .videos.length;
+    await sandboxPost(twins.sandbox.url, "/_sandbox/faults", {
       operation: "youtube.videos.upload",
       kind: "reset",
       count: 1,
     });
     const video = mediaFile("mp4", 256 * 1024 * 3, 11);
-    const url = storage.put("resume.mp4", video.bytes, "video/mp4");
+    const url = twins.storage.put("resume.mp4", video.bytes, "video/mp4");
     const postId = await insertPost(db, {
       accountId: demo.accountId,
       connections: [{ id: demo.connections.youtube, platform: "youtube" }],
@@ -153,7 +140,7 @@ describe("the target state machine", () => {
     const [outcome] = await publishing.publishNow(postId, 20_000);
     expect(outcome?.status).toBe("published");
     const { videos } = await sandboxGet<{ videos: { id: string; sha256: string }[] }>(
-      sandbox.url,
+      twins.sandbox.url,
       "/_sandbox/youtube/videos",
     );
     expect(videos.length).toBe(before + 1);
@@ -169,25 +156,25 @@ describe("the target state machine", () => {
       db,
       clock,
       sealer: testSealer(),
-      adapters: sandboxAdapters(sandbox.url),
+      adapters: sandboxAdapters(twins.sandbox.url),
       publicUrl: "http://127.0.0.1:3002",
-      blueskyService: sandbox.url,
+      blueskyService: twins.sandbox.url,
     };
     const { authorizeUrl } = await startConnect(deps, { accountId: demo.accountId, platform: "tiktok" });
     const privateCreator = await completeConnect(deps, {
       platform: "tiktok",
       ...(await approveOnSandbox(authorizeUrl, DEMO_TIKTOK.creators.private.openId)),
     });
-    await sandboxPost(sandbox.url, "/_sandbox/tokens/revoke", {
+    await sandboxPost(twins.sandbox.url, "/_sandbox/tokens/revoke", {
       platform: "tiktok",
       account: DEMO_TIKTOK.creators.private.openId,
     });
-    await sandboxPost(sandbox.url, "/_sandbox/tokens/expire", {
+    await sandboxPost(twins.sandbox.url, "/_sandbox/tokens/expire", {
       platform: "tiktok",
       account: DEMO_TIKTOK.creators.private.openId,
     });
-    const publishing = testPublishing({ db, sandboxUrl: sandbox.url, storage });
-    const url = storage.put("revoked.mp4", mediaFile("mp4", 1000).bytes, "video/mp4");
+    const publishing = twins.publishing(db);
+    const url = twins.storage.put("revoked.mp4", mediaFile("mp4", 1000).bytes, "video/mp4");
     const postId = await insertPost(db, {
       accountId: demo.accountId,
       connections: [{ id: privateCreator.id, platform: "tiktok" }],
@@ -211,8 +198,8 @@ describe("cancelling and restarting", () => {
   test("cancel and a claiming worker race: exactly one wins, and a canceled post is never published", async ({
     db,
   }) => {
-    const demo = await seedDemo(db, sandbox.url);
-    const publishing = testPublishing({ db, sandboxUrl: sandbox.url, storage });
+    const demo = await seedDemo(db, twins.sandbox.url);
+    const publishing = twins.publishing(db);
     const posts: string[] = [];
     for (let index = 0; index < 6; index += 1) {
       posts.push(
@@ -251,8 +238,8 @@ describe("cancelling and restarting", () => {
   });
 
   test("cancelling a post that already started publishing is refused", async ({ db }) => {
-    const demo = await seedDemo(db, sandbox.url);
-    const publishing = testPublishing({ db, sandboxUrl: sandbox.url, storage });
+    const demo = await seedDemo(db, twins.sandbox.url);
+    const publishing = twins.publishing(db);
     const postId = await insertPost(db, {
       accountId: demo.accountId,
       connections: [{ id: demo.connections.bluesky, platform: "bluesky" }],
@@ -264,7 +251,7 @@ describe("cancelling and restarting", () => {
   });
 
   test("scheduled posts survive a restart of the workers and publish when due", async ({ db }) => {
-    const demo = await seedDemo(db, sandbox.url);
+    const demo = await seedDemo(db, twins.sandbox.url);
     const future = new Date(Date.now() + 3_600_000);
     const postId = await insertPost(db, {
       accountId: demo.accountId,
@@ -272,7 +259,7 @@ describe("cancelling and restarting", () => {
       content: content({ caption: "scheduled for later" }),
       dueAt: future,
     });
-    const first = testPublishing({ db, sandboxUrl: sandbox.url, storage }).startWorkers({
+    const first = twins.publishing(db).startWorkers({
       pollIntervalMs: 20,
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -287,7 +274,7 @@ describe("cancelling and restarting", () => {
       "UPDATE publisher.post_targets SET next_attempt_at = now(), due_at = now() WHERE post_id = $1",
       [postId],
     );
-    const second = testPublishing({ db, sandboxUrl: sandbox.url, storage }).startWorkers({
+    const second = twins.publishing(db).startWorkers({
       pollIntervalMs: 20,
     });
     try {

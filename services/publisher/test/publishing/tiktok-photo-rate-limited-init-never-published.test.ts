@@ -1,20 +1,16 @@
 import { test } from "@app/testkit";
-import { afterAll, beforeAll, expect } from "vitest";
+import { expect } from "vitest";
 import {
   content,
   insertPost,
-  type MemoryStorage,
   mediaFile,
   postStatus,
   requestsOf,
-  type Sandbox,
   sandboxGet,
   sandboxPost,
   seedDemo,
-  startMemoryStorage,
-  startSandbox,
   targetsOf,
-  testPublishing,
+  usePlatformTwins,
   waitFor,
 } from "../publishing-support.ts";
 
@@ -24,17 +20,8 @@ import {
 // marker and fails the target for good as PUBLISH_OUTCOME_UNKNOWN. A rate-limited carousel is
 // never published, although TikTok said plainly that no post was made.
 
-let sandbox: Sandbox;
-let storage: MemoryStorage;
-beforeAll(async () => {
-  storage = await startMemoryStorage();
-  sandbox = await startSandbox((settings) => {
-    settings.tiktok.verifiedUrlPrefixes = [`${storage.url}/media/`];
-  });
-});
-afterAll(async () => {
-  await sandbox.close();
-  await storage.close();
+const twins = usePlatformTwins((settings, storage) => {
+  settings.tiktok.verifiedUrlPrefixes = [`${storage.url}/media/`];
 });
 
 type TikTokPost = { mediaType: string; status: string };
@@ -42,12 +29,14 @@ type TikTokPost = { mediaType: string; status: string };
 test("a TikTok photo init refused with 429 rate_limit_exceeded is retried and published once", async ({
   db,
 }) => {
-  const demo = await seedDemo(db, sandbox.url);
-  const publishing = testPublishing({ db, sandboxUrl: sandbox.url, storage });
+  const demo = await seedDemo(db, twins.sandbox.url);
+  const publishing = twins.publishing(db);
   const photos = [mediaFile("jpeg", 2000, 7), mediaFile("jpeg", 2500, 8)];
-  const urls = photos.map((photo, index) => storage.put(`audit-rl-${index}.jpg`, photo.bytes, "image/jpeg"));
-  await sandboxPost(sandbox.url, "/_sandbox/requests", {}, "DELETE");
-  await sandboxPost(sandbox.url, "/_sandbox/faults", {
+  const urls = photos.map((photo, index) =>
+    twins.storage.put(`audit-rl-${index}.jpg`, photo.bytes, "image/jpeg"),
+  );
+  await sandboxPost(twins.sandbox.url, "/_sandbox/requests", {}, "DELETE");
+  await sandboxPost(twins.sandbox.url, "/_sandbox/faults", {
     operation: "tiktok.content.init",
     kind: "error",
     status: 429,
@@ -75,12 +64,12 @@ test("a TikTok photo init refused with 429 rate_limit_exceeded is retried and pu
   } finally {
     await workers.stop();
   }
-  const inits = await requestsOf(sandbox.url, "tiktok.content.init");
+  const inits = await requestsOf(twins.sandbox.url, "tiktok.content.init");
   expect(inits[0]?.status).toBe(429); // the refused init created nothing
   const [target] = await targetsOf(db, postId);
   // Observed: status "failed", error "PUBLISH_OUTCOME_UNKNOWN: …", and no second init ever made.
   expect(target?.error ?? null).toBeNull();
   expect(target?.status).toBe("published");
-  const { posts } = await sandboxGet<{ posts: TikTokPost[] }>(sandbox.url, "/_sandbox/tiktok/posts");
+  const { posts } = await sandboxGet<{ posts: TikTokPost[] }>(twins.sandbox.url, "/_sandbox/tiktok/posts");
   expect(posts.filter((post) => post.mediaType === "PHOTO")).toHaveLength(1);
 });

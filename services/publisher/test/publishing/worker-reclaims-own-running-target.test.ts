@@ -1,21 +1,17 @@
 import { test } from "@app/testkit";
-import { afterAll, beforeAll, expect } from "vitest";
+import { expect } from "vitest";
 import { sandboxAdapters } from "../../src/demo.ts";
-import { releaseExpiredClaims } from "../../src/store/targets.ts";
 import {
   content,
+  expireLeasesAndSweep,
   gateYouTubeChunks,
   insertPost,
-  type MemoryStorage,
   mediaFile,
-  type Sandbox,
   sandboxGet,
   seedDemo,
-  startMemoryStorage,
-  startSandbox,
   targetsOf,
-  testPublishing,
-  waitFor,
+  usePlatformTwins,
+  waitForSettledTarget,
 } from "../publishing-support.ts";
 
 // The cause of the lease-handover test's intermittent hang on PostgreSQL: once the sweeper handed
@@ -24,25 +20,16 @@ import {
 // session. On PGlite the other worker's claim always came first; on PostgreSQL under load the
 // stale worker's poll (every 20 ms) often won. A process must not claim a target it still runs.
 
-let sandbox: Sandbox;
-let storage: MemoryStorage;
-beforeAll(async () => {
-  storage = await startMemoryStorage();
-  sandbox = await startSandbox();
-});
-afterAll(async () => {
-  await sandbox.close();
-  await storage.close();
-});
+const twins = usePlatformTwins();
 
 test("a worker does not claim again a target it is still running after its lease was handed back", async ({
   db,
 }) => {
-  const demo = await seedDemo(db, sandbox.url);
+  const demo = await seedDemo(db, twins.sandbox.url);
   const video = mediaFile("mp4", 2 * 256 * 1024 + 100, 9);
-  const url = storage.put("reclaim.mp4", video.bytes, "video/mp4");
-  const before = (await sandboxGet<{ videos: unknown[] }>(sandbox.url, "/_sandbox/youtube/videos")).videos
-    .length;
+  const url = twins.storage.put("reclaim.mp4", video.bytes, "video/mp4");
+  const before = (await sandboxGet<{ videos: unknown[] }>(twins.sandbox.url, "/_sandbox/youtube/videos"))
+    .videos.length;
   const postId = await insertPost(db, {
     accountId: demo.accountId,
     connections: [{ id: demo.connections.youtube, platform: "youtube" }],
@@ -50,20 +37,16 @@ test("a worker does not claim again a target it is still running after its lease
   });
 
   // The first chunk waits until the test lets it go: the run is in flight, holding no connection.
-  const { adapters, at } = gateYouTubeChunks(sandboxAdapters(sandbox.url), [1]);
+  const { adapters, at } = gateYouTubeChunks(sandboxAdapters(twins.sandbox.url), [1]);
   const { reached, open: release } = at(1);
-  const worker = testPublishing({ db, sandboxUrl: sandbox.url, storage, adapters }).startWorkers({
+  const worker = twins.publishing(db, { adapters }).startWorkers({
     workerId: "stale",
     pollIntervalMs: 20,
     sweepIntervalMs: false,
   });
   try {
     await reached;
-    await db.query(
-      "UPDATE publisher.post_targets SET claimed_until = now() - interval '1 second' WHERE post_id = $1",
-      [postId],
-    );
-    expect(await releaseExpiredClaims(db, new Date())).toHaveLength(1);
+    expect(await expireLeasesAndSweep(db, postId)).toHaveLength(1);
 
     // Some twenty polls later the target is still free for another worker.
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -73,15 +56,13 @@ test("a worker does not claim again a target it is still running after its lease
     // Once the stale run is over (its settlement refused: the claim is gone), this process may
     // claim the target again; it finds the session complete and settles it.
     release();
-    const settled = await waitFor(async () => {
-      const [target] = await targetsOf(db, postId);
-      return target?.status === "published" || target?.status === "failed" ? target : undefined;
-    }, "the target to settle");
+    const settled = await waitForSettledTarget(db, postId, "the target to settle");
     expect(settled).toMatchObject({ status: "published", error: null });
   } finally {
     release();
     await worker.stop();
   }
-  const videos = (await sandboxGet<{ videos: unknown[] }>(sandbox.url, "/_sandbox/youtube/videos")).videos;
+  const videos = (await sandboxGet<{ videos: unknown[] }>(twins.sandbox.url, "/_sandbox/youtube/videos"))
+    .videos;
   expect(videos.length - before).toBe(1);
 });

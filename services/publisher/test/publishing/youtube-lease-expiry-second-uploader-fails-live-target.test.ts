@@ -1,21 +1,16 @@
 import { test } from "@app/testkit";
-import { afterAll, beforeAll, expect } from "vitest";
+import { expect } from "vitest";
 import { sandboxAdapters } from "../../src/demo.ts";
-import { releaseExpiredClaims } from "../../src/store/targets.ts";
 import {
   content,
+  expireLeasesAndSweep,
   gateYouTubeChunks,
   insertPost,
-  type MemoryStorage,
   mediaFile,
-  type Sandbox,
   sandboxGet,
   seedDemo,
-  startMemoryStorage,
-  startSandbox,
-  targetsOf,
-  testPublishing,
-  waitFor,
+  usePlatformTwins,
+  waitForSettledTarget,
 } from "../publishing-support.ts";
 
 // On PostgreSQL under load this scenario used to hang at "worker B to reach its first chunk": no
@@ -33,16 +28,7 @@ import {
 // classified as a permanent refusal: the holder fails the target for good while the stale worker
 // goes on to finish the video. The video exists, the target says failed (a user retry duplicates it).
 
-let sandbox: Sandbox;
-let storage: MemoryStorage;
-beforeAll(async () => {
-  storage = await startMemoryStorage();
-  sandbox = await startSandbox();
-});
-afterAll(async () => {
-  await sandbox.close();
-  await storage.close();
-});
+const twins = usePlatformTwins();
 
 type Video = { id: string; bytes: number };
 
@@ -56,10 +42,10 @@ const within = <T>(promise: Promise<T>, what: string, ms = 30_000) =>
 test("a stale worker still uploading does not make the lease holder fail a live YouTube target", async ({
   db,
 }) => {
-  const demo = await seedDemo(db, sandbox.url);
+  const demo = await seedDemo(db, twins.sandbox.url);
   const video = mediaFile("mp4", 3 * 256 * 1024 + 1000, 5);
-  const url = storage.put("audit-lease.mp4", video.bytes, "video/mp4");
-  const before = (await sandboxGet<{ videos: Video[] }>(sandbox.url, "/_sandbox/youtube/videos")).videos
+  const url = twins.storage.put("audit-lease.mp4", video.bytes, "video/mp4");
+  const before = (await sandboxGet<{ videos: Video[] }>(twins.sandbox.url, "/_sandbox/youtube/videos")).videos
     .length;
   const postId = await insertPost(db, {
     accountId: demo.accountId,
@@ -68,32 +54,24 @@ test("a stale worker still uploading does not make the lease holder fail a live 
   });
 
   // Worker A starts, saves the session, and is slow sending its first chunk.
-  const a = gateYouTubeChunks(sandboxAdapters(sandbox.url), [1, 2]);
-  const workerA = testPublishing({ db, sandboxUrl: sandbox.url, storage, adapters: a.adapters }).startWorkers(
-    {
-      workerId: "audit-A",
-      pollIntervalMs: 20,
-      sweepIntervalMs: false,
-    },
-  );
+  const a = gateYouTubeChunks(sandboxAdapters(twins.sandbox.url), [1, 2]);
+  const workerA = twins.publishing(db, { adapters: a.adapters }).startWorkers({
+    workerId: "audit-A",
+    pollIntervalMs: 20,
+    sweepIntervalMs: false,
+  });
   await within(a.at(1).reached, "worker A to reach its first chunk");
 
   // A's heartbeats are missed (DB blip / stalled loop): its lease runs out and the sweeper releases it.
-  await db.query(
-    "UPDATE publisher.post_targets SET claimed_until = now() - interval '1 second' WHERE post_id = $1",
-    [postId],
-  );
-  expect(await releaseExpiredClaims(db, new Date())).toHaveLength(1);
+  expect(await expireLeasesAndSweep(db, postId)).toHaveLength(1);
 
   // Worker B claims it, asks the session (0 bytes) and is about to send its first chunk.
-  const b = gateYouTubeChunks(sandboxAdapters(sandbox.url), [1]);
-  const workerB = testPublishing({ db, sandboxUrl: sandbox.url, storage, adapters: b.adapters }).startWorkers(
-    {
-      workerId: "audit-B",
-      pollIntervalMs: 20,
-      sweepIntervalMs: false,
-    },
-  );
+  const b = gateYouTubeChunks(sandboxAdapters(twins.sandbox.url), [1]);
+  const workerB = twins.publishing(db, { adapters: b.adapters }).startWorkers({
+    workerId: "audit-B",
+    pollIntervalMs: 20,
+    sweepIntervalMs: false,
+  });
   await within(b.at(1).reached, "worker B to reach its first chunk");
 
   // A's chunk goes first (it was already on its way), then B's, which starts at a passed offset.
@@ -102,23 +80,18 @@ test("a stale worker still uploading does not make the lease holder fail a live 
   // has already noticed it lost its claim (a missed heartbeat) and stopped: either way B goes on.
   await Promise.race([a.at(2).reached, new Promise((resolve) => setTimeout(resolve, 3_000))]);
   b.at(1).open(); // B's first chunk starts at byte 0
-  await waitFor(async () => {
-    const [target] = await targetsOf(db, postId);
-    return target?.status === "failed" || target?.status === "published" ? true : undefined;
-  }, "B to settle").catch(() => undefined);
+  await waitForSettledTarget(db, postId, "B to settle").catch(() => undefined);
   a.at(2).open(); // the stale worker goes on and finishes the session
 
   let outcome: { status: string; error: string | null } | undefined;
   try {
-    outcome = await waitFor(async () => {
-      const [target] = await targetsOf(db, postId);
-      return target && (target.status === "published" || target.status === "failed") ? target : undefined;
-    }, "the target to settle");
+    outcome = await waitForSettledTarget(db, postId, "the target to settle");
     await new Promise((resolve) => setTimeout(resolve, 500)); // let the stale worker finish its session
   } finally {
     await within(Promise.all([workerA.stop(), workerB.stop()]), "the workers to stop");
   }
-  const videos = (await sandboxGet<{ videos: Video[] }>(sandbox.url, "/_sandbox/youtube/videos")).videos;
+  const videos = (await sandboxGet<{ videos: Video[] }>(twins.sandbox.url, "/_sandbox/youtube/videos"))
+    .videos;
   expect(videos.length - before).toBe(1); // the session made one video...
   // ...and the target must say so. Observed: status "failed", error "badRequest: The chunk starts at byte 0, but the session holds 262144 bytes: …".
   expect(outcome).toMatchObject({ status: "published", error: null });
