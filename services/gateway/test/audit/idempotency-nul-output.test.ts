@@ -46,16 +46,18 @@ describe("audit: an Idempotency-Key run whose upstream output jsonb cannot hold"
   // End to end: the real shop answers an unknown `service` with 404 {error: "SERVICE_NOT_FOUND",
   // message, service: <the id as sent>} (services/shop/src/routes/shared.ts serviceNotFound), so a
   // caller picks the NUL that jsonb refuses. This loopback upstream answers exactly that.
-  test("a shop run with service NUL answers 200 and its retry replays (no 500, no stuck key)", async ({
+  test("a shop run with service NUL is refused before the upstream, its retry too (no 500, no stuck key)", async ({
     db,
   }) => {
-    const shop = await startServer((_req, res, url) =>
+    let upstreamCalls = 0;
+    const shop = await startServer((_req, res, url) => {
+      upstreamCalls += 1;
       sendJson(res, 404, {
         error: "SERVICE_NOT_FOUND",
         message: "Your shop has no service with this id.",
         service: url.searchParams.get("service"),
-      }),
-    );
+      });
+    });
     const h = gatewayHarness(db, { urls: { shop: shop.url } });
     const caller = await openAccount(db);
     const body = {
@@ -67,8 +69,11 @@ describe("audit: an Idempotency-Key run whose upstream output jsonb cannot hold"
     const headers = { ...bearer(caller.key), "x-upstream-key": "shk_anything", "idempotency-key": "nul" };
     const first = await postJson(h.app, "/v1/run", body, headers);
     const retry = await postJson(h.app, "/v1/run", body, headers);
+    const refusal = (await first.json()) as { error: string };
     await h.close();
     await shop.close();
-    expect({ first: first.status, retry: retry.status }).toEqual({ first: 200, retry: 200 });
+    expect({ first: first.status, retry: retry.status }).toEqual({ first: 400, retry: 400 });
+    expect(refusal.error).toBe("INVALID_INPUT");
+    expect(upstreamCalls).toBe(0);
   });
 });
