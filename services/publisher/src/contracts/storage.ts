@@ -17,7 +17,10 @@ export interface MediaStorage {
     body: Readable,
     options: { contentType: string; expectedBytes?: number },
   ): Promise<void>;
-  /** A stored object, or a byte range of it. */
+  /**
+   * A stored object, or bytes `start…end` of it: the stream then holds exactly that range (a store
+   * that answers with other bytes is refused with `RangeNotServedError`); `size` is the object's.
+   */
   read(
     path: string,
     range?: { start: number; end: number },

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import type { MediaReader } from "../contracts/publishing.ts";
 import type { MediaStorage } from "../contracts/storage.ts";
+import { RangeNotServedError } from "../storage/errors.ts";
 import { MediaError } from "./media-error.ts";
 
 /** Media ready to publish: in the service's own storage, readable by byte range, with a public URL. */
@@ -80,7 +81,17 @@ function staged(storage: MediaStorage, path: string, size: number, contentType: 
     size,
     contentType,
     publicUrl: storage.publicUrl(path),
-    read: async (range) =>
-      (await storage.read(path, range ? { start: range.first, end: range.last } : undefined)).stream,
+    read: async (range) => {
+      try {
+        return (await storage.read(path, range ? { start: range.first, end: range.last } : undefined)).stream;
+      } catch (error) {
+        if (!(error instanceof RangeNotServedError)) throw error;
+        throw new MediaError(
+          "MEDIA_UNAVAILABLE",
+          "The media storage answered a range read with other bytes; none were sent.",
+          true,
+        );
+      }
+    },
   };
 }

@@ -12,7 +12,7 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import type { MediaStorage } from "../contracts/storage.ts";
-import { IncompleteBodyError, ObjectMissingError } from "./errors.ts";
+import { IncompleteBodyError, ObjectMissingError, RangeNotServedError } from "./errors.ts";
 import { isStoragePath, pathAfter } from "./paths.ts";
 import { type PresignTarget, presignPut, s3Client } from "./presigner.ts";
 
@@ -108,6 +108,7 @@ export class S3Storage implements MediaStorage {
         }),
       );
       const total = /\/(\d+)$/.exec(answer.ContentRange ?? "")?.[1];
+      if (range) checkRangeServed(path, range, answer);
       return {
         stream: answer.Body as Readable,
         size: total === undefined ? Number(answer.ContentLength ?? 0) : Number(total),
@@ -149,4 +150,28 @@ export class S3Storage implements MediaStorage {
   presignPut(path: string, options: { contentLength: number; contentType: string; expiresIn: number }) {
     return presignPut(this.client, this.options.bucket, this.key(path), options);
   }
+}
+
+/**
+ * Throws unless the answer to a range read is that range (`206`, `Content-Range: bytes start-end/…`
+ * and as many bytes): an S3-compatible store that ignores `Range` answers the whole object, whose
+ * first bytes must not pass for the range. The refused body is released.
+ */
+function checkRangeServed(
+  path: string,
+  range: { start: number; end: number },
+  answer: { ContentRange?: string; ContentLength?: number; Body?: unknown },
+): void {
+  const asked = `bytes ${range.start}-${range.end}`;
+  const served =
+    answer.ContentRange?.startsWith(`${asked}/`) && answer.ContentLength === range.end - range.start + 1;
+  if (served) return;
+  (answer.Body as Readable | undefined)?.destroy?.();
+  throw new RangeNotServedError(
+    path,
+    asked,
+    answer.ContentRange
+      ? `Content-Range ${answer.ContentRange}`
+      : `the whole object (${answer.ContentLength ?? "?"} bytes)`,
+  );
 }

@@ -1,65 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { PassThrough, Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { IncompleteBodyError } from "../../src/storage/errors.ts";
-import { S3Storage } from "../../src/storage/s3.ts";
+import { IncompleteBodyError, RangeNotServedError } from "../../src/storage/errors.ts";
+import { type FakeS3, startFakeS3 } from "../fake-s3.ts";
 
-/**
- * A loopback S3 endpoint, path style: a signed PUT whose body matches its Content-Length is
- * stored (S3 refuses a short body: here the request is answered 400 `IncompleteBody`); GET and
- * HEAD read it back.
- */
-const objects = new Map<string, { body: Buffer; type: string }>();
-let server: Server;
-let endpoint: string;
-
+let s3: FakeS3;
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const key = decodeURIComponent(new URL(req.url ?? "/", "http://s3").pathname);
-    if (!String(req.headers.authorization ?? "").startsWith("AWS4-HMAC-SHA256 ")) {
-      res.writeHead(403).end();
-      return;
-    }
-    if (req.method === "PUT") {
-      const chunks: Buffer[] = [];
-      req.on("data", (chunk: Buffer) => chunks.push(chunk));
-      req.on("end", () => {
-        const body = Buffer.concat(chunks);
-        if (body.length !== Number(req.headers["content-length"])) {
-          res
-            .writeHead(400, { "content-type": "application/xml" })
-            .end("<Error><Code>IncompleteBody</Code></Error>");
-          return;
-        }
-        objects.set(key, { body, type: String(req.headers["content-type"]) });
-        res.writeHead(200, { etag: '"x"' }).end();
-      });
-      return;
-    }
-    const object = objects.get(key);
-    if (!object) {
-      res.writeHead(404, { "content-type": "application/xml" }).end("<Error><Code>NoSuchKey</Code></Error>");
-      return;
-    }
-    res.writeHead(200, { "content-type": object.type, "content-length": object.body.length });
-    res.end(req.method === "HEAD" ? undefined : object.body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  s3 = await startFakeS3({ honourRange: true });
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => s3.close());
 
-const storage = () =>
-  new S3Storage({
-    endpoint,
-    region: "us-east-1",
-    bucket: "media",
-    forcePathStyle: true,
-    credentials: { accessKeyId: "test-access", secretAccessKey: "test-secret" },
-    publicBaseUrl: () => "http://127.0.0.1:1",
-  });
+const storage = () => s3.storage();
 
 describe("media in an S3-compatible store", () => {
   test("a body that ends short of its length is refused as incomplete, and nothing is stored", async () => {
@@ -67,7 +18,7 @@ describe("media in an S3-compatible store", () => {
     await expect(
       storage().write("med_s3_short.mp4", body, { contentType: "video/mp4", expectedBytes: 500 }),
     ).rejects.toBeInstanceOf(IncompleteBodyError);
-    expect(objects.has("/media/med_s3_short.mp4")).toBe(false);
+    expect(s3.objects.has("/media/med_s3_short.mp4")).toBe(false);
   });
 
   test("a body that fails midway (the uploader went away) stores nothing", async () => {
@@ -77,7 +28,7 @@ describe("media in an S3-compatible store", () => {
     await expect(
       storage().write("med_s3_failed.mp4", body, { contentType: "video/mp4", expectedBytes: 5000 }),
     ).rejects.toBeInstanceOf(IncompleteBodyError);
-    expect(objects.has("/media/med_s3_failed.mp4")).toBe(false);
+    expect(s3.objects.has("/media/med_s3_failed.mp4")).toBe(false);
   });
 
   test("a body that is already arriving when the write starts reaches S3 whole", async () => {
@@ -96,7 +47,7 @@ describe("media in an S3-compatible store", () => {
     }
     body.end();
     await writing;
-    expect(objects.get("/media/med_s3_first_chunks.mp4")?.body.equals(bytes)).toBe(true);
+    expect(s3.objects.get("/media/med_s3_first_chunks.mp4")?.body.equals(bytes)).toBe(true);
     expect(await storage().exists("med_s3_first_chunks.mp4")).toBe(true);
   });
 
@@ -109,7 +60,7 @@ describe("media in an S3-compatible store", () => {
         contentType: "image/jpeg",
       },
     );
-    expect(objects.get("/media/med_s3_spooled.jpg")?.body.equals(bytes)).toBe(true);
+    expect(s3.objects.get("/media/med_s3_spooled.jpg")?.body.equals(bytes)).toBe(true);
   });
 
   test("a body longer than declared is refused as incomplete, and nothing is stored", async () => {
@@ -117,6 +68,38 @@ describe("media in an S3-compatible store", () => {
     await expect(
       storage().write("med_s3_long.mp4", body, { contentType: "video/mp4", expectedBytes: 500 }),
     ).rejects.toBeInstanceOf(IncompleteBodyError);
-    expect(objects.has("/media/med_s3_long.mp4")).toBe(false);
+    expect(s3.objects.has("/media/med_s3_long.mp4")).toBe(false);
+  });
+
+  test("a range read holds exactly that range, with the object's whole size", async () => {
+    s3.honourRange = true;
+    const bytes = randomBytes(10_000);
+    await storage().write("med_s3_range.mp4", Readable.from([bytes]), {
+      contentType: "video/mp4",
+      expectedBytes: bytes.length,
+    });
+    const read = await storage().read("med_s3_range.mp4", { start: 4096, end: 8191 });
+    const chunks: Buffer[] = [];
+    for await (const chunk of read.stream) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(bytes.subarray(4096, 8192))).toBe(true);
+    expect(read.size).toBe(10_000);
+  });
+
+  test("a store that ignores Range (200, the whole object) is refused, not passed off as the range", async () => {
+    const bytes = randomBytes(10_000);
+    await storage().write("med_s3_no_range.mp4", Readable.from([bytes]), {
+      contentType: "video/mp4",
+      expectedBytes: bytes.length,
+    });
+    s3.honourRange = false;
+    try {
+      const reading = storage().read("med_s3_no_range.mp4", { start: 4096, end: 8191 });
+      await expect(reading).rejects.toBeInstanceOf(RangeNotServedError);
+      await expect(reading).rejects.toThrow(
+        "Storage answered a read of med_s3_no_range.mp4 for bytes 4096-8191 with the whole object (10000 bytes).",
+      );
+    } finally {
+      s3.honourRange = true;
+    }
   });
 });
