@@ -10,52 +10,29 @@ const typeParsers = {
   },
 } as pg.CustomTypesConfig;
 
-/**
- * The names parameterised statements are prepared under, the same for the same text: PostgreSQL
- * parses and plans each once per connection and then only binds and runs it. The SQL texts are
- * the code's own (values are always parameters), so the names are as few as the statements.
- */
-const statementNames = new Map<string, { name: string; generation: number }>();
+const statementNames = new Map<string, string>();
 
+/**
+ * The name a parameterised statement is prepared under, the same for the same text: PostgreSQL
+ * parses and plans it once per connection and then only binds and runs it. The SQL texts are the
+ * code's own (values are always parameters), so the names are as few as the statements.
+ */
 function statementName(sql: string): string {
-  let entry = statementNames.get(sql);
-  if (entry === undefined) {
-    entry = { name: `q_${createHash("sha256").update(sql).digest("base64url").slice(0, 24)}`, generation: 0 };
-    statementNames.set(sql, entry);
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    name = `q_${createHash("sha256").update(sql).digest("base64url").slice(0, 24)}`;
+    statementNames.set(sql, name);
   }
-  return entry.generation === 0 ? entry.name : `${entry.name}_${entry.generation}`;
+  return name;
 }
 
-/**
- * A new name for `sql`, so that every connection prepares it afresh: a statement prepared before
- * a migration changed the types of its result columns is refused by PostgreSQL from then on.
- */
-function renewStatementName(sql: string): void {
-  const entry = statementNames.get(sql);
-  if (entry) entry.generation += 1;
-}
-
-/** PostgreSQL's refusal of a prepared statement whose result columns changed since it was planned. */
-const isStalePlan = (error: unknown) =>
-  (error as { code?: string }).code === "0A000" &&
-  /cached plan must not change result type/.test((error as Error).message);
-
-function runner(client: pg.Pool | pg.PoolClient, inTransaction: boolean): Queryable {
-  const prepared = (sql: string, params: readonly unknown[]) =>
-    client.query({ name: statementName(sql), text: sql, values: params as unknown[] });
+function runner(client: pg.Pool | pg.PoolClient): Queryable {
   return {
-    async query<Row>(sql: string, params?: readonly unknown[]) {
-      if (!params || params.length === 0) return (await client.query(sql)).rows as Row[];
-      try {
-        return (await prepared(sql, params)).rows as Row[];
-      } catch (error) {
-        if (!isStalePlan(error)) throw error;
-        renewStatementName(sql);
-        // A transaction is aborted by the error: its caller's retry prepares the statement afresh.
-        if (inTransaction) throw error;
-        return (await prepared(sql, params)).rows as Row[];
-      }
-    },
+    query: async <Row>(sql: string, params?: readonly unknown[]) =>
+      (params && params.length > 0
+        ? await client.query({ name: statementName(sql), text: sql, values: params as unknown[] })
+        : await client.query(sql)
+      ).rows as Row[],
     exec: async (sql: string) => {
       await client.query(sql);
     },
@@ -71,7 +48,7 @@ export async function openPostgres(
   pool.on("error", () => {
     // An idle client lost its connection; the pool replaces it on the next query.
   });
-  const base = runner(pool, false);
+  const base = runner(pool);
   return {
     kind: "postgres",
     ...base,
@@ -79,7 +56,7 @@ export async function openPostgres(
       const client = await pool.connect();
       try {
         await client.query("BEGIN");
-        const result = await work(runner(client, true));
+        const result = await work(runner(client));
         await client.query("COMMIT");
         return result;
       } catch (error) {
