@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import pg from "pg";
 import { type Database, parseInt8, parseNumeric, type Queryable, TYPE_IDS } from "./database.ts";
 
@@ -10,29 +9,10 @@ const typeParsers = {
   },
 } as pg.CustomTypesConfig;
 
-const statementNames = new Map<string, string>();
-
-/**
- * The name a parameterised statement is prepared under, the same for the same text: PostgreSQL
- * parses and plans it once per connection and then only binds and runs it. The SQL texts are the
- * code's own (values are always parameters), so the names are as few as the statements.
- */
-function statementName(sql: string): string {
-  let name = statementNames.get(sql);
-  if (name === undefined) {
-    name = `q_${createHash("sha256").update(sql).digest("base64url").slice(0, 24)}`;
-    statementNames.set(sql, name);
-  }
-  return name;
-}
-
 function runner(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     query: async <Row>(sql: string, params?: readonly unknown[]) =>
-      (params && params.length > 0
-        ? await client.query({ name: statementName(sql), text: sql, values: params as unknown[] })
-        : await client.query(sql)
-      ).rows as Row[],
+      (await client.query(sql, params as unknown[])).rows as Row[],
     exec: async (sql: string) => {
       await client.query(sql);
     },
