@@ -92,6 +92,11 @@ export async function startMemoryStorage(): Promise<MemoryStorage> {
       if (bytes.length !== options.expectedBytes) throw new Error("size mismatch");
       objects.set(path, { bytes, contentType: options.contentType });
     },
+    async head(path) {
+      const object = objects.get(path);
+      if (!object) throw new Error(`no object ${path}`);
+      return { size: object.bytes.length, contentType: object.contentType };
+    },
     async read(path, range) {
       const object = objects.get(path);
       if (!object) throw new Error(`no object ${path}`);

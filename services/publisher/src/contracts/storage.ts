@@ -17,9 +17,12 @@ export interface MediaStorage {
     body: Readable,
     options: { contentType: string; expectedBytes?: number },
   ): Promise<void>;
+  /** A stored object's size and type, without reading it (`ObjectMissingError` when there is none). */
+  head(path: string): Promise<{ size: number; contentType: string }>;
   /**
-   * A stored object, or bytes `start…end` of it: the stream then holds exactly that range (a store
-   * that answers with other bytes is refused with `RangeNotServedError`); `size` is the object's.
+   * A stored object, or bytes `start…end` of it (`0 ≤ start ≤ end < size`): the stream then holds
+   * exactly that range, or the read is refused with `RangeNotServedError` (a range outside the
+   * object, or a store that answers with other bytes); `size` is the object's.
    */
   read(
     path: string,

@@ -45,9 +45,7 @@ export function registerMediaGet(app: PublisherApp, deps: RouteDeps): void {
     if (!isStoragePath(path)) throw notFound();
     let head: { size: number; contentType: string };
     try {
-      const probe = await deps.storage.read(path, { start: 0, end: 0 });
-      probe.stream.destroy();
-      head = probe;
+      head = await deps.storage.head(path);
     } catch (error) {
       if (error instanceof ObjectMissingError) throw notFound();
       throw error;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { finished, type Readable } from "node:stream";
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { MediaStorage } from "../contracts/storage.ts";
-import { IncompleteBodyError, ObjectMissingError } from "./errors.ts";
+import { IncompleteBodyError, ObjectMissingError, RangeNotServedError } from "./errors.ts";
 import { isStoragePath, pathAfter } from "./paths.ts";
 import { presignPut, s3Client } from "./presigner.ts";
 import type { SigningCredentials } from "./sigv4.ts";
@@ -65,14 +65,26 @@ export class LocalDiskStorage implements MediaStorage {
     }
   }
 
-  async read(path: string, range?: { start: number; end: number }) {
+  async head(path: string): Promise<{ size: number; contentType: string }> {
     const file = this.file(path);
     const stats = await stat(file).catch(() => undefined);
     if (!stats?.isFile()) throw new ObjectMissingError(path);
     const meta = await readFile(`${file}.meta.json`, "utf8")
       .then((text) => JSON.parse(text) as ObjectMeta)
       .catch(() => ({ contentType: "application/octet-stream", size: stats.size }));
-    return { stream: createReadStream(file, range), size: stats.size, contentType: meta.contentType };
+    return { size: stats.size, contentType: meta.contentType };
+  }
+
+  async read(path: string, range?: { start: number; end: number }) {
+    const head = await this.head(path);
+    if (range && !(range.start >= 0 && range.start <= range.end && range.end < head.size)) {
+      throw new RangeNotServedError(
+        path,
+        `bytes ${range.start}-${range.end}`,
+        `an object of ${head.size} bytes`,
+      );
+    }
+    return { stream: createReadStream(this.file(path), range), ...head };
   }
 
   async exists(path: string): Promise<boolean> {

@@ -120,6 +120,21 @@ export class S3Storage implements MediaStorage {
     }
   }
 
+  async head(path: string): Promise<{ size: number; contentType: string }> {
+    try {
+      const answer = await this.client.send(
+        new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.key(path) }),
+      );
+      return {
+        size: Number(answer.ContentLength ?? 0),
+        contentType: answer.ContentType ?? "application/octet-stream",
+      };
+    } catch (error) {
+      if (isMissing(error)) throw new ObjectMissingError(path);
+      throw error;
+    }
+  }
+
   async exists(path: string): Promise<boolean> {
     if (!isStoragePath(path)) return false;
     try {
