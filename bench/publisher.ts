@@ -840,9 +840,9 @@ async function timedTransaction(
   await db.transaction((tx) =>
     work(
       {
-        query: (sql, params) => {
+        query: (sql, params, options) => {
           times.statements = (times.statements ?? 0) + 1;
-          return tx.query(sql, params);
+          return tx.query(sql, params, options);
         },
         exec: (sql) => tx.exec(sql),
       },

@@ -1,7 +1,23 @@
+/** How one statement is sent. */
+export type QueryOptions = {
+  /**
+   * PostgreSQL only (PGlite ignores it): the statement is prepared under this name once per
+   * connection, and afterwards only bound and run, sparing its parse and plan. For a hot statement
+   * whose parameters are all cast explicitly and whose plan does not depend on their values: after
+   * five runs PostgreSQL may keep one generic plan for every value, and the parameter types stay
+   * those of the first parse. Every other statement goes unnamed, planned for its values.
+   */
+  prepareAs?: string;
+};
+
 /** A row-returning SQL runner: the whole pool, or one transaction. */
 export interface Queryable {
   /** Runs one parameterised statement (`$1`, `$2`, …) and returns its rows. */
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  query<Row = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<Row[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }

@@ -1,4 +1,4 @@
-export type { Database, Queryable } from "./database.ts";
+export type { Database, Queryable, QueryOptions } from "./database.ts";
 export { loadMigrations, type Migration, type MigrationSet, migrate } from "./migrate.ts";
 export { type DatabaseConfig, openDatabase, pingDatabase } from "./open.ts";
 export { createRawPGlite, fromPGlite, openPGlite } from "./pglite.ts";

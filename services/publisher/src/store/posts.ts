@@ -89,7 +89,7 @@ export async function takenSlots(
  * one statement: one round trip fewer for `POST /api/v1/queue`. The schedule is not what the lock
  * guards (the posts are), so reading it in the same statement is fine; the posts are asked about
  * in a later statement, whose snapshot is taken once the lock is held and so sees the previous
- * holder's post.
+ * holder's post. Prepared once per PostgreSQL connection (a key lookup: one plan fits every value).
  */
 export async function lockQueueReadSettings(tx: Queryable, accountId: string): Promise<QueueSettings> {
   const [row] = await tx.query<{
@@ -98,9 +98,10 @@ export async function lockQueueReadSettings(tx: Queryable, accountId: string): P
     timeZone: string | null;
   }>(
     `SELECT a.posts_per_day AS "postsPerDay", a.allowed_days AS "allowedDays", a.time_zone AS "timeZone"
-     FROM (SELECT pg_advisory_xact_lock(hashtext('publisher.queue:' || $1))) AS locked
-     LEFT JOIN publisher.accounts a ON a.id = $1`,
+     FROM (SELECT pg_advisory_xact_lock(hashtext('publisher.queue:' || $1::text))) AS locked
+     LEFT JOIN publisher.accounts a ON a.id = $1::text`,
     [accountId],
+    { prepareAs: "publisher_queue_lock" },
   );
   if (!row?.postsPerDay || !row.allowedDays || !row.timeZone) return DEFAULT_QUEUE_SETTINGS;
   return { postsPerDay: row.postsPerDay, allowedDays: row.allowedDays, timeZone: row.timeZone };
@@ -111,6 +112,8 @@ export async function lockQueueReadSettings(tx: Queryable, accountId: string): P
  * of the account occupies for one of `connectionIds`; undefined when all are taken. One statement:
  * an anti-join of the candidates against the `(account_id, scheduled_for)` index, probed once per
  * candidate and stopped at the first free one (no scan of the account's posts, however many).
+ * Prepared once per PostgreSQL connection: the plan is that probe whatever the values, and half the
+ * statement's time was its parse and plan.
  */
 export async function firstFreeSlot(
   tx: Queryable,
@@ -124,10 +127,11 @@ export async function firstFreeSlot(
        LATERAL (SELECT timestamptz 'epoch' + u.ms * interval '1 millisecond' AS at) AS c
      WHERE NOT EXISTS (
        SELECT 1 FROM publisher.posts p
-       WHERE p.account_id = $1 AND p.scheduled_for = c.at
+       WHERE p.account_id = $1::text AND p.scheduled_for = c.at
          AND p.status IN ('scheduled', 'publishing', 'published') AND p.connection_ids && $2::text[])
      ORDER BY u.n LIMIT 1`,
     [input.accountId, input.connectionIds, input.at.map((instant) => instant.getTime())],
+    { prepareAs: "publisher_first_free_slot" },
   );
   return row?.at;
 }

@@ -1,5 +1,5 @@
 import { newId } from "@app/core";
-import type { Database, Queryable } from "@app/db";
+import type { Database, Queryable, QueryOptions } from "@app/db";
 import { test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { DEFAULT_QUEUE_SETTINGS } from "../../src/domain/queue-slots.ts";
@@ -21,9 +21,9 @@ async function postAt(db: Database, accountId: string, connectionIds: string[], 
 function counting(tx: Queryable): Queryable & { statements: number } {
   const counted = {
     statements: 0,
-    query: <Row>(sql: string, params?: readonly unknown[]) => {
+    query: <Row>(sql: string, params?: readonly unknown[], options?: QueryOptions) => {
       counted.statements += 1;
-      return tx.query<Row>(sql, params);
+      return tx.query<Row>(sql, params, options);
     },
     exec: (sql: string) => {
       counted.statements += 1;
