@@ -17,36 +17,60 @@ const typeParsers = {
 } as pg.CustomTypesConfig;
 
 /**
- * How often each prepared name was renewed: a statement prepared before another instance's
- * migration changed the types of its result columns is refused by PostgreSQL from then on
- * ("cached plan must not change result type"), so it is prepared again under a new name.
+ * How often each prepared name was renewed. A named statement is prepared again under a new name
+ * (`<name>__<n>`) when the one on the connection can no longer be used: PostgreSQL refuses it after
+ * another instance's migration changed the types of its result columns, and node-postgres closes
+ * it on the server (while still counting it as prepared) when a value could not be serialised.
  */
 const renewals = new Map<string, number>();
 
-const preparedName = (name: string) => {
-  const renewed = renewals.get(name) ?? 0;
-  return renewed === 0 ? name : `${name}_${renewed}`;
-};
+/** Short, lower-case, without `__` (kept for renewals): PostgreSQL keeps 63 bytes of a name. */
+const PREPARED_NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
+const MAX_PREPARED_NAME = 40;
 
-const isStalePlan = (error: unknown) =>
-  (error as { code?: string }).code === "0A000" &&
-  /cached plan must not change result type/.test((error as Error).message);
+class InvalidPreparedName extends Error {}
+
+function preparedName(name: string): string {
+  if (!PREPARED_NAME.test(name) || name.length > MAX_PREPARED_NAME) {
+    throw new InvalidPreparedName(
+      `prepareAs must be lower_snake_case of at most ${MAX_PREPARED_NAME} characters: ${name}`,
+    );
+  }
+  const renewed = renewals.get(name) ?? 0;
+  return renewed === 0 ? name : `${name}__${renewed}`;
+}
+
+/**
+ * Whether PostgreSQL refused a named statement that is no longer usable on its connection (a result
+ * retyped by a migration, or a name the server no longer has). The statement is then renewed, so a
+ * transaction that failed this way can simply be run again.
+ */
+export function isStalePreparedStatement(error: unknown): boolean {
+  if (!(error instanceof pg.DatabaseError)) return false;
+  return (
+    error.code === "26000" ||
+    (error.code === "0A000" && /cached plan must not change result type/.test(error.message))
+  );
+}
 
 function runner(client: pg.Pool | pg.PoolClient, inTransaction: boolean): Queryable {
   const prepared = (name: string, sql: string, params: readonly unknown[] | undefined) =>
-    client.query({ name: preparedName(name), text: sql, values: (params ?? []) as unknown[] });
+    client.query({ name, text: sql, values: (params ?? []) as unknown[] });
   return {
     async query<Row>(sql: string, params?: readonly unknown[], options?: QueryOptions) {
       const name = options?.prepareAs;
       if (!name) return (await client.query(sql, params as unknown[])).rows as Row[];
       try {
-        return (await prepared(name, sql, params)).rows as Row[];
+        return (await prepared(preparedName(name), sql, params)).rows as Row[];
       } catch (error) {
-        if (!isStalePlan(error)) throw error;
+        if (error instanceof InvalidPreparedName) throw error;
+        const unanswered = !(error instanceof pg.DatabaseError);
+        if (!unanswered && !isStalePreparedStatement(error)) throw error;
         renewals.set(name, (renewals.get(name) ?? 0) + 1);
-        // The error aborted the transaction: its caller's retry prepares the statement afresh.
-        if (inTransaction) throw error;
-        return (await prepared(name, sql, params)).rows as Row[];
+        // A value that failed to serialise fails again; an aborted transaction takes no retry: its
+        // caller runs it again (isStalePreparedStatement), and the new name is prepared afresh.
+        if (unanswered || inTransaction) throw error;
+        return (await prepared(preparedName(name), sql, params)).rows as Row[];
       }
     },
     exec: async (sql: string) => {

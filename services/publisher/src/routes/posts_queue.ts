@@ -1,4 +1,5 @@
 import { createRoute, errorResponseSpec, jsonResponse, toIso, z } from "@app/core";
+import { isStalePreparedStatement } from "@app/db";
 import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
 import { candidateSlots, QUEUE_HORIZON_DAYS, type QueueSettings } from "../domain/queue-slots.ts";
 import { PublisherError } from "../errors.ts";
@@ -48,19 +49,26 @@ export function registerPostsQueue(app: PublisherApp, deps: RouteDeps): void {
     const prepared = await preparePost(deps, accountId, body);
     const connectionIds = prepared.targets.map((t) => t.connectionId);
     // Two statements find the slot: the lock with the schedule, then the first free candidate.
-    const placed = await deps.db.transaction(async (tx) => {
-      const saved = await lockQueueReadSettings(tx, accountId);
-      const settings: QueueSettings = {
-        postsPerDay: body.settings?.postsPerDay ?? saved.postsPerDay,
-        allowedDays: [...new Set(body.settings?.allowedDays ?? saved.allowedDays)].sort((a, b) => a - b),
-        timeZone: body.settings?.timezone ?? saved.timeZone,
-      };
-      const now = deps.clock.now();
-      const candidates = candidateSlots({ now, settings });
-      const slot = await firstFreeSlot(tx, { accountId, connectionIds, at: candidates });
-      if (!slot) return { settings };
-      const postId = await insertPost(tx, { accountId, ...prepared, scheduledFor: slot, dueAt: slot, now });
-      return { settings, slot, postId };
+    const place = () =>
+      deps.db.transaction(async (tx) => {
+        const saved = await lockQueueReadSettings(tx, accountId);
+        const settings: QueueSettings = {
+          postsPerDay: body.settings?.postsPerDay ?? saved.postsPerDay,
+          allowedDays: [...new Set(body.settings?.allowedDays ?? saved.allowedDays)].sort((a, b) => a - b),
+          timeZone: body.settings?.timezone ?? saved.timeZone,
+        };
+        const now = deps.clock.now();
+        const candidates = candidateSlots({ now, settings });
+        const slot = await firstFreeSlot(tx, { accountId, connectionIds, at: candidates });
+        if (!slot) return { settings };
+        const postId = await insertPost(tx, { accountId, ...prepared, scheduledFor: slot, dueAt: slot, now });
+        return { settings, slot, postId };
+      });
+    // Its statements are prepared per connection: once another instance's migration retypes what
+    // they return, each connection refuses them once and they are prepared afresh; run it again.
+    const placed = await place().catch((error: unknown) => {
+      if (!isStalePreparedStatement(error)) throw error;
+      return place();
     });
     const { settings } = placed;
     if (!placed.slot) {

@@ -1,0 +1,76 @@
+/**
+ * Audit 4: another instance's migration retypes a column the queue's named lock statement returns
+ * (publisher.accounts.posts_per_day int → smallint; the control, in the same database, then → bigint) while this instance's pool has the statement
+ * prepared on every connection. The README says "a transaction fails once, as on a conflict";
+ * POST /api/v1/queue has no retry, so each failed transaction is a 500 to a client.
+ */
+import { type Database, openPostgres } from "@app/db";
+import { test } from "@app/testkit";
+import { describe, expect } from "vitest";
+import { call, publisherApp, seedAccount, seedConnection } from "../support.ts";
+
+describe("audit 4: queue requests in flight when a migration retypes the lock statement's result", () => {
+  for (const named of [true, false])
+    test(`10 POST /api/v1/queue arriving during the migration all succeed (at most one may fail)${named ? "" : " — control: prepareAs stripped"}`, {
+      timeout: 60_000,
+    }, async ({ db }) => {
+      const [{ name } = { name: "" }] = await db.query<{ name: string }>("SELECT current_database() AS name");
+      const url = new URL(process.env.TEST_DATABASE_URL as string);
+      url.pathname = `/${name}`;
+      const pool = await openPostgres(url.toString(), { maxConnections: 10 });
+      // The control drops prepareAs, i.e. the statements go unnamed as before commit 1fe6499.
+      const instance: Database = named
+        ? pool
+        : {
+            ...pool,
+            query: (sql, params) => pool.query(sql, params),
+            transaction: (work) =>
+              pool.transaction((tx) =>
+                work({ query: (sql, params) => tx.query(sql, params), exec: (sql) => tx.exec(sql) }),
+              ),
+          };
+      try {
+        const { key, accountId } = await seedAccount(db);
+        const connection = await seedConnection(db, accountId, "bluesky");
+        const { app } = publisherApp(instance, { now: "2026-03-07T12:00:00Z" });
+        const burst = (tag: string) =>
+          Promise.all(
+            Array.from({ length: 10 }, (_, n) =>
+              call(app, "POST", "/api/v1/queue", key, {
+                caption: `${tag} ${n}`,
+                connectionIds: [connection],
+              }).then(async (response) => ({ status: response.status, body: await response.text() })),
+            ),
+          );
+        // Warm-up: requests wait on the account's advisory lock holding their connection, so all
+        // ten connections prepare the lock statement.
+        expect((await burst("warm")).map((a) => a.status)).toEqual(Array(10).fill(200));
+        // Another instance's migration (its own connection, in a transaction as migrate() runs one):
+        // requests arriving while it runs wait for it on the accounts table.
+        let inFlight: ReturnType<typeof burst> | undefined;
+        await db.transaction(async (tx) => {
+          await tx.query(
+            `ALTER TABLE publisher.accounts ALTER COLUMN posts_per_day TYPE ${named ? "smallint" : "bigint"}`,
+          );
+          inFlight = burst("after");
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        });
+        const after = await (inFlight as ReturnType<typeof burst>);
+        const failed = after.filter((a) => a.status !== 200);
+        console.log(`after the migration: ${failed.length} of 10 failed`, failed[0]?.status, failed[0]?.body);
+        const next = await burst("next");
+        const names = await instance.transaction((tx) =>
+          tx.query<{ name: string }>("SELECT name FROM pg_prepared_statements ORDER BY prepare_time"),
+        );
+        console.log(
+          "the next burst:",
+          next.map((a) => a.status).join(","),
+          "names on one connection:",
+          names.map((n) => n.name).join(","),
+        );
+        expect(failed.length).toBeLessThanOrEqual(1);
+      } finally {
+        await pool.close();
+      }
+    });
+});
