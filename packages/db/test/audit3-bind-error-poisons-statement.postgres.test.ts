@@ -6,18 +6,14 @@
  * connection was refused ("prepared statement … does not exist"), so one caller's bad value broke
  * other callers. Unnamed statements close nothing that matters.
  */
-import { openPostgres } from "@app/db";
-import { test } from "@app/testkit";
+import { openSecondHandle, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 
 describe("audit 3: a value pg cannot serialise, in a transaction", () => {
   test("fails its own call only; the next transaction running the same statement with good values succeeds", async ({
     db,
   }) => {
-    const [{ name } = { name: "" }] = await db.query<{ name: string }>("SELECT current_database() AS name");
-    const url = new URL(process.env.TEST_DATABASE_URL as string);
-    url.pathname = `/${name}`;
-    const instance = await openPostgres(url.toString(), { maxConnections: 1 });
+    const instance = await openSecondHandle(db, { maxConnections: 1 });
     try {
       await db.exec("CREATE TABLE public.audit3_events (id int PRIMARY KEY, detail jsonb NOT NULL)");
       const insert = "INSERT INTO public.audit3_events (id, detail) VALUES ($1, $2)";

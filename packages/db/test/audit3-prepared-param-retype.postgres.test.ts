@@ -5,18 +5,14 @@
  * fit the new column were refused as out of range for `integer`, in every transaction on that
  * connection. Statements now go unnamed, so each query takes the column's current type.
  */
-import { openPostgres } from "@app/db";
-import { test } from "@app/testkit";
+import { openSecondHandle, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 
 describe("audit 3: parameter types of a prepared statement after a migration", () => {
   test("after another instance widens a column to int8, this instance's writes of int8 values succeed", async ({
     db,
   }) => {
-    const [{ name } = { name: "" }] = await db.query<{ name: string }>("SELECT current_database() AS name");
-    const url = new URL(process.env.TEST_DATABASE_URL as string);
-    url.pathname = `/${name}`;
-    const instance = await openPostgres(url.toString(), { maxConnections: 1 });
+    const instance = await openSecondHandle(db, { maxConnections: 1 });
     try {
       await db.exec("CREATE TABLE public.audit3_widened (id int PRIMARY KEY, amount int NOT NULL)");
       const insert = "INSERT INTO public.audit3_widened (id, amount) VALUES ($1, $2)";

@@ -6,16 +6,11 @@
  * its renewal was the same statement. Now: renewed after a client-side failure, renewals are
  * `x__1` and names are checked (lower_snake_case, no `__`, at most 40 characters).
  */
-import { openPostgres } from "@app/db";
-import { test } from "@app/testkit";
+import type { Queryable } from "@app/db";
+import { openSecondHandle, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 
-async function oneConnection(db: { query: <R>(sql: string) => Promise<R[]> }) {
-  const [{ name } = { name: "" }] = await db.query<{ name: string }>("SELECT current_database() AS name");
-  const url = new URL(process.env.TEST_DATABASE_URL as string);
-  url.pathname = `/${name}`;
-  return openPostgres(url.toString(), { maxConnections: 1 });
-}
+const oneConnection = (db: Queryable) => openSecondHandle(db, { maxConnections: 1 });
 
 const outcome = (p: Promise<unknown>) =>
   p.then(

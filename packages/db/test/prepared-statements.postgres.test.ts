@@ -1,17 +1,12 @@
-import { openPostgres, type Queryable } from "@app/db";
-import { test } from "@app/testkit";
+import type { Queryable } from "@app/db";
+import { openSecondHandle, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 
 /** How many statements are prepared on the transaction's own connection under `name`. */
 const preparedUnder = "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = $1";
 
 /** A second handle on the test's database with one connection: what a statement prepared is run on again. */
-async function oneConnection(db: Queryable) {
-  const [{ name } = { name: "" }] = await db.query<{ name: string }>("SELECT current_database() AS name");
-  const url = new URL(process.env.TEST_DATABASE_URL as string);
-  url.pathname = `/${name}`;
-  return openPostgres(url.toString(), { maxConnections: 1 });
-}
+const oneConnection = (db: Queryable) => openSecondHandle(db, { maxConnections: 1 });
 
 describe("statements prepared by name on PostgreSQL (prepareAs)", () => {
   test("a statement given a name is prepared once on a connection and then only run", async ({ db }) => {

@@ -3,4 +3,4 @@ export { test } from "./fixtures.ts";
 export { json } from "./http.ts";
 export { captureLogs, silentLogger } from "./logs.ts";
 export { allMigrationSets } from "./migration-sets.ts";
-export { openTestDatabase, testDatabaseKind } from "./test-database.ts";
+export { openSecondHandle, openTestDatabase, testDatabaseKind } from "./test-database.ts";

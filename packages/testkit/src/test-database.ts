@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { type Database, openPGlite, openPostgres } from "@app/db";
+import { type Database, openPGlite, openPostgres, type Queryable } from "@app/db";
 import { inject } from "vitest";
 import { withDatabase } from "./database-source.ts";
 
@@ -32,4 +32,18 @@ export async function openTestDatabase(): Promise<Database> {
 /** The kind of database this run tests against. */
 export function testDatabaseKind(): "pglite" | "postgres" {
   return inject("testDatabase").kind;
+}
+
+/**
+ * Another handle on the test file's PostgreSQL database, with a pool of its own (another instance
+ * of a service, or one connection a test means to reuse). PostgreSQL runs only; close it after use.
+ */
+export async function openSecondHandle(
+  db: Queryable,
+  options: { maxConnections?: number } = {},
+): Promise<Database> {
+  const source = inject("testDatabase");
+  if (source.kind !== "postgres") throw new Error("A second handle needs the PostgreSQL test database.");
+  const [row] = await db.query<{ name: string }>("SELECT current_database() AS name");
+  return openPostgres(withDatabase(source.adminUrl, row?.name ?? ""), options);
 }

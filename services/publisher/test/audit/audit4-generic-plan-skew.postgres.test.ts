@@ -4,8 +4,7 @@
  * connection to the generic plan, and for the large account it is still the index probe per
  * candidate, stopped at the first free one (the plan a custom planning picks).
  */
-import { openPostgres } from "@app/db";
-import { test } from "@app/testkit";
+import { openSecondHandle, test } from "@app/testkit";
 import { expect } from "vitest";
 import { candidateSlots, DEFAULT_QUEUE_SETTINGS } from "../../src/domain/queue-slots.ts";
 import { firstFreeSlot } from "../../src/store/posts.ts";
@@ -13,9 +12,6 @@ import { firstFreeSlot } from "../../src/store/posts.ts";
 test("audit 4: the free-slot statement's generic plan probes the index for a 100,000-post account", {
   timeout: 120_000,
 }, async ({ db }) => {
-  const [{ name } = { name: "" }] = await db.query<{ name: string }>("SELECT current_database() AS name");
-  const url = new URL(process.env.TEST_DATABASE_URL as string);
-  url.pathname = `/${name}`;
   await db.exec(`
     INSERT INTO publisher.accounts (id, name) SELECT 'acct_small_' || n, 'small' FROM generate_series(1, 200) n;
     INSERT INTO publisher.accounts (id, name) VALUES ('acct_big', 'big');
@@ -30,7 +26,7 @@ test("audit 4: the free-slot statement's generic plan probes the index for a 100
     ANALYZE publisher.posts; ANALYZE publisher.accounts;
   `);
   const at = candidateSlots({ now: new Date("2026-03-07T12:00:00Z"), settings: DEFAULT_QUEUE_SETTINGS });
-  const instance = await openPostgres(url.toString(), { maxConnections: 1 });
+  const instance = await openSecondHandle(db, { maxConnections: 1 });
   try {
     for (let i = 1; i <= 8; i += 1) {
       await firstFreeSlot(instance, { accountId: `acct_small_${i}`, connectionIds: ["conn_s"], at });

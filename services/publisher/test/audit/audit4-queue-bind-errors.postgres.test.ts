@@ -3,8 +3,7 @@
  * rewrites (lone surrogate) on the two named queue statements, on their connection's first use of
  * the name: the caller fails alone; later callers on the same (only) connection are answered.
  */
-import { openPostgres } from "@app/db";
-import { test } from "@app/testkit";
+import { openSecondHandle, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { candidateSlots, DEFAULT_QUEUE_SETTINGS } from "../../src/domain/queue-slots.ts";
 import { firstFreeSlot, lockQueueReadSettings } from "../../src/store/posts.ts";
@@ -12,10 +11,7 @@ import { seedAccount, seedConnection } from "../support.ts";
 
 describe("audit 4: bind errors on the named queue statements", () => {
   test("a refused value fails its own transaction only", async ({ db }) => {
-    const [{ name } = { name: "" }] = await db.query<{ name: string }>("SELECT current_database() AS name");
-    const url = new URL(process.env.TEST_DATABASE_URL as string);
-    url.pathname = `/${name}`;
-    const instance = await openPostgres(url.toString(), { maxConnections: 1 });
+    const instance = await openSecondHandle(db, { maxConnections: 1 });
     try {
       const { accountId } = await seedAccount(db);
       const connection = await seedConnection(db, accountId, "bluesky");

@@ -3,8 +3,7 @@
  * prepared by name, once every connection runs them from its generic plan (forced, and by the
  * default after five runs), over two instances (two pools) on one database.
  */
-import { openPostgres } from "@app/db";
-import { json, test } from "@app/testkit";
+import { json, openSecondHandle, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { call, publisherApp, seedAccount, seedConnection } from "../support.ts";
 
@@ -17,10 +16,8 @@ describe("audit 4: queue slots under concurrency with named statements (PostgreS
     }, async ({ db }) => {
       const [{ name } = { name: "" }] = await db.query<{ name: string }>("SELECT current_database() AS name");
       await db.exec(`ALTER DATABASE ${name} SET plan_cache_mode = ${mode}`);
-      const url = new URL(process.env.TEST_DATABASE_URL as string);
-      url.pathname = `/${name}`;
-      const one = await openPostgres(url.toString(), { maxConnections: 4 });
-      const two = await openPostgres(url.toString(), { maxConnections: 4 });
+      const one = await openSecondHandle(db, { maxConnections: 4 });
+      const two = await openSecondHandle(db, { maxConnections: 4 });
       try {
         const { key, accountId } = await seedAccount(db);
         const connection = await seedConnection(db, accountId, "bluesky");

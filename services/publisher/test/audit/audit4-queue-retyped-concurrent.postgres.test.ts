@@ -5,8 +5,8 @@
  * not change result type"); POST /api/v1/queue had no retry, so every request in flight was a 500
  * (10 of 10). The route now runs its transaction again on a renewed name: none fails.
  */
-import { type Database, openPostgres } from "@app/db";
-import { test } from "@app/testkit";
+import type { Database } from "@app/db";
+import { openSecondHandle, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { call, publisherApp, seedAccount, seedConnection } from "../support.ts";
 
@@ -15,10 +15,7 @@ describe("audit 4: queue requests in flight when a migration retypes the lock st
     test(`10 POST /api/v1/queue arriving during the migration all succeed, and so does the next burst${named ? "" : " — control: prepareAs stripped"}`, {
       timeout: 60_000,
     }, async ({ db }) => {
-      const [{ name } = { name: "" }] = await db.query<{ name: string }>("SELECT current_database() AS name");
-      const url = new URL(process.env.TEST_DATABASE_URL as string);
-      url.pathname = `/${name}`;
-      const pool = await openPostgres(url.toString(), { maxConnections: 10 });
+      const pool = await openSecondHandle(db, { maxConnections: 10 });
       // The control drops prepareAs, i.e. the statements go unnamed as before commit 1fe6499.
       const instance: Database = named
         ? pool
