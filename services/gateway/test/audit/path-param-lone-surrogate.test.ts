@@ -44,38 +44,35 @@ describe("audit: a path parameter that is not well-formed UTF-16", () => {
 });
 
 describe("text that is not well-formed, elsewhere in the input", () => {
-  test("a query value with a lone surrogate is a 400, not silently U+FFFD upstream", async ({ db }) => {
+  /** A markets run whose `ref` query value is `escaped` (JSON escapes as written); its answer and the upstream calls. */
+  async function runWithRef(db: Parameters<typeof gatewayHarness>[0], escaped: string) {
     const upstream = new FakeUpstreamClient(() => jsonAnswer(200, { ok: true }));
     const h = gatewayHarness(db, { upstream });
     const caller = await openAccount(db);
     const res = await h.app.request("/v1/run", {
       method: "POST",
       headers: { "content-type": "application/json", ...bearer(caller.key) },
-      body: '{"provider":"markets","endpoint":"/pm/event","method":"GET","input":{"queryParams":{"ref":"a\\udfffb"}}}',
+      body: `{"provider":"markets","endpoint":"/pm/event","method":"GET","input":{"queryParams":{"ref":"${escaped}"}}}`,
     });
-    const body = (await res.json()) as { error: string; issues?: { path: string }[] };
-    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: string; issues?: { path: string; message: string }[] };
+    await h.close();
+    return { status: res.status, body, upstreamCalls: upstream.requests.length };
+  }
+
+  test("a query value with a lone surrogate is a 400, not silently U+FFFD upstream", async ({ db }) => {
+    const { status, body, upstreamCalls } = await runWithRef(db, "a\\udfffb");
+    expect(status).toBe(400);
     expect(body.error).toBe("INVALID_INPUT");
     expect(body.issues?.[0]?.path).toBe("input.queryParams.ref");
-    expect(upstream.requests).toHaveLength(0);
-    await h.close();
+    expect(upstreamCalls).toBe(0);
   });
 
   test("a query value with NUL is a 400, not a NUL byte sent upstream", async ({ db }) => {
-    const upstream = new FakeUpstreamClient(() => jsonAnswer(200, { ok: true }));
-    const h = gatewayHarness(db, { upstream });
-    const caller = await openAccount(db);
-    const res = await h.app.request("/v1/run", {
-      method: "POST",
-      headers: { "content-type": "application/json", ...bearer(caller.key) },
-      body: '{"provider":"markets","endpoint":"/pm/event","method":"GET","input":{"queryParams":{"ref":"a\\u0000b"}}}',
-    });
-    const body = (await res.json()) as { error: string; issues?: { path: string; message: string }[] };
-    expect(res.status).toBe(400);
+    const { status, body, upstreamCalls } = await runWithRef(db, "a\\u0000b");
+    expect(status).toBe(400);
     expect(body.error).toBe("INVALID_INPUT");
     expect(body.issues?.[0]).toEqual({ path: "input.queryParams.ref", message: "must not contain NUL" });
-    expect(upstream.requests).toHaveLength(0);
-    await h.close();
+    expect(upstreamCalls).toBe(0);
   });
 
   test("a path parameter with NUL, plain or escaped, is a 400", async ({ db }) => {

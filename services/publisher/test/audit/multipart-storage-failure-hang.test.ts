@@ -5,37 +5,17 @@
  * handler waits for the whole body (streamInto) before it answers.
  */
 import { writeFileSync } from "node:fs";
-import { request } from "node:http";
 import { join } from "node:path";
 import { type RunningServer, serveApp } from "@app/core";
 import { test } from "@app/testkit";
 import { describe, expect } from "vitest";
-import { publisherApp, seedAccount } from "../support.ts";
+import { publisherApp, seedAccount, sendBytes } from "../support.ts";
 
 const MiB = 1024 * 1024;
 
-function send(
-  server: RunningServer,
-  headers: Record<string, string>,
-  bytes: Buffer,
-): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${server.url}/api/v1/upload`,
-      { method: "POST", headers: { ...headers, "content-length": String(bytes.length) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.once("end", () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
-        );
-      },
-    );
-    req.once("error", reject);
-    for (let at = 0; at < bytes.length; at += 64 * 1024) req.write(bytes.subarray(at, at + 64 * 1024));
-    req.end();
-  });
-}
+/** A multipart body POSTed to v1 upload in 64 KiB writes. */
+const send = (server: RunningServer, headers: Record<string, string>, bytes: Buffer) =>
+  sendBytes(server, "POST", "/api/v1/upload", headers, bytes);
 
 describe("audit: multipart upload when the store fails", () => {
   test("a multipart upload whose storage cannot open its temp file is answered with an error, not left hanging", async ({
