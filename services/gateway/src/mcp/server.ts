@@ -18,23 +18,30 @@ const toolFields = {
   method: z.string().min(1).max(16).default("GET").describe("GET for every tool here"),
 };
 
-/** The argument shapes of the two tools, built once (the SDK turns a shape into an object schema). */
-const INSPECT_SHAPE = toolFields;
-const RUN_SHAPE = {
-  ...toolFields,
-  input: RunInputSchema.default({}).describe("{queryParams?, pathParams?}, as inspect describes them"),
-  upstreamKey: z
-    .string()
-    .optional()
-    .describe(
-      "Your key for the tool's upstream, if the X-Upstream-Key header is not set; used once, never stored",
-    ),
-};
+/**
+ * The two tools' arguments, as strict objects: a key the tool does not take (`inputs` for
+ * `input`) is refused, as `/v1/run` and `/v1/inspect` refuse it, rather than dropped and the tool
+ * run without it. Built once; the SDK validates with them and lists them as JSON Schema
+ * (`additionalProperties: false`).
+ */
+const INSPECT_ARGUMENTS = z.object(toolFields).strict();
+const RUN_ARGUMENTS = z
+  .object({
+    ...toolFields,
+    input: RunInputSchema.default({}).describe("{queryParams?, pathParams?}, as inspect describes them"),
+    upstreamKey: z
+      .string()
+      .optional()
+      .describe(
+        "Your key for the tool's upstream, if the X-Upstream-Key header is not set; used once, never stored",
+      ),
+  })
+  .strict();
 
 /** The object schemas the SDK validates arguments with, made the SDK's way, for the direct path. */
 const ARGUMENT_SCHEMAS = {
-  inspect: normalizeObjectSchema(INSPECT_SHAPE),
-  run: normalizeObjectSchema(RUN_SHAPE),
+  inspect: normalizeObjectSchema(INSPECT_ARGUMENTS),
+  run: normalizeObjectSchema(RUN_ARGUMENTS),
 };
 
 export type McpToolName = keyof typeof ARGUMENT_SCHEMAS;
@@ -98,7 +105,7 @@ export function createMcpServer(deps: GatewayDeps, context: McpCallContext): Mcp
     "inspect",
     {
       description: text.inspect,
-      inputSchema: INSPECT_SHAPE,
+      inputSchema: INSPECT_ARGUMENTS,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (args) => answer(deps, () => inspectTool(deps.registry, args)),
@@ -107,7 +114,7 @@ export function createMcpServer(deps: GatewayDeps, context: McpCallContext): Mcp
     "run",
     {
       description: text.run,
-      inputSchema: RUN_SHAPE,
+      inputSchema: RUN_ARGUMENTS,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     ({ upstreamKey, ...request }) =>

@@ -208,6 +208,35 @@ describe("MCP at /mcp", () => {
       await silent.close();
     });
 
+    test("arguments with a key the tool does not take are refused, as over HTTP: nothing runs or is recorded", async ({
+      db,
+    }) => {
+      const gateway = await servedGateway(db);
+      const caller = await openAccount(db);
+      const client = await connectMcp(gateway.url, bearer(caller.key));
+      const named = { provider: "shop", endpoint: "/api/shops/agent-availability", upstreamKey: SHOP_KEY };
+      const calls = shop.seen.length;
+      for (const [tool, args] of [
+        ["run", { ...named, inputs: { queryParams: { city: "Paris" } } }],
+        ["run", { ...named, input: {}, dryRun: true }],
+        ["inspect", { provider: "shop", endpoint: "/api/shops/agent-availability", verbose: true }],
+      ] as const) {
+        const result = (await client.callTool({ name: tool, arguments: args })) as {
+          content: { type: string; text: string }[];
+          isError?: boolean;
+        };
+        expect(result.isError, JSON.stringify(args)).toBe(true);
+        expect(result.content[0]?.text).toMatch(/unrecognized key/i);
+        const overHttp = await postJson(gateway.app, `/v1/${tool}`, args, bearer(caller.key));
+        expect(overHttp.status).toBe(400);
+      }
+      expect(shop.seen.length).toBe(calls);
+      const runs = await db.query("SELECT id FROM gateway.runs WHERE account_id = $1", [caller.accountId]);
+      expect(runs).toEqual([]);
+      await client.close();
+      await gateway.close();
+    });
+
     test("a rate-limited run is an isError result with the seconds to wait", async ({ db }) => {
       const gateway = await servedGateway(db, { runsPerMinute: 1 });
       const caller = await openAccount(db);
