@@ -1,5 +1,19 @@
 import type { Readable } from "node:stream";
 
+/** How a body is to be stored. */
+export type WriteOptions = {
+  contentType: string;
+  /** The body's exact length, when known before it is read. */
+  expectedBytes?: number;
+  /**
+   * The body's chunks are the store's alone once read (Node's own request: each chunk a fresh
+   * buffer that nobody else holds), so a store may free each one as soon as it is written instead
+   * of leaving it to the garbage collector. A store frees only a chunk that spans a buffer of its
+   * own, and only while it is the body's one reader.
+   */
+  ownsChunks?: boolean;
+};
+
 /**
  * Where uploaded media lives: local disk by default (with the service's own SigV4-checking PUT
  * endpoint for presigned uploads), any S3-compatible store by config.
@@ -12,11 +26,7 @@ export interface MediaStorage {
    * itself (a raw upload is handed over as it comes off the socket, with no stream in between):
    * only a bounded part of it may be held in memory, and a failed write may leave the rest unread.
    */
-  write(
-    path: string,
-    body: Readable,
-    options: { contentType: string; expectedBytes?: number },
-  ): Promise<void>;
+  write(path: string, body: Readable, options: WriteOptions): Promise<void>;
   /** A stored object's size and type, without reading it (`ObjectMissingError` when there is none). */
   head(path: string): Promise<{ size: number; contentType: string }>;
   /**

@@ -95,7 +95,12 @@ export function registerStoragePut(app: PublisherApp, deps: RouteDeps & { storag
     }
     const contentType = requestHeader(c, "content-type") ?? "application/octet-stream";
     try {
-      await deps.storage.write(path, requestBody(c), { contentType, expectedBytes: length });
+      const body = requestBody(c);
+      await deps.storage.write(path, body.stream, {
+        contentType,
+        expectedBytes: length,
+        ownsChunks: body.ownsChunks,
+      });
     } catch (error) {
       if (isStorageFault(error)) {
         deps.logger.error({ err: error, path }, "a presigned upload could not be stored");

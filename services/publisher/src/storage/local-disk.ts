@@ -4,7 +4,7 @@ import { type FileHandle, mkdir, open, readFile, rename, rm, stat, writeFile } f
 import { join } from "node:path";
 import { finished, type Readable } from "node:stream";
 import type { S3Client } from "@aws-sdk/client-s3";
-import type { MediaStorage } from "../contracts/storage.ts";
+import type { MediaStorage, WriteOptions } from "../contracts/storage.ts";
 import { IncompleteBodyError, ObjectMissingError, RangeNotServedError } from "./errors.ts";
 import { isStoragePath, pathAfter } from "./paths.ts";
 import { presignPut, s3Client } from "./presigner.ts";
@@ -37,11 +37,7 @@ export class LocalDiskStorage implements MediaStorage {
     return join(this.options.dir, path);
   }
 
-  async write(
-    path: string,
-    body: Readable,
-    options: { contentType: string; expectedBytes?: number },
-  ): Promise<void> {
+  async write(path: string, body: Readable, options: WriteOptions): Promise<void> {
     const target = this.file(path);
     const tempDir = join(this.options.dir, ".incoming");
     await mkdir(tempDir, { recursive: true });
@@ -50,7 +46,7 @@ export class LocalDiskStorage implements MediaStorage {
     let handle: FileHandle | undefined;
     try {
       handle = await open(temp, "wx");
-      const bytes = await drainToFile(body, handle.fd, expected);
+      const bytes = await drainToFile(body, handle.fd, expected, options.ownsChunks === true);
       await handle.close();
       handle = undefined;
       if (expected !== undefined && bytes !== expected) throw new IncompleteBodyError(bytes, expected);
@@ -140,12 +136,18 @@ const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 /**
  * Reads `body` into the open file `fd` from offset 0 and resolves with the bytes written. While one
  * `writev` is in flight the socket keeps being read: the chunks that arrive meanwhile go out
- * together in the next one (one JS hop per chunk, one syscall per MiB or more, no copies). Fails on
- * more than `expected` bytes, on an error, or when the body closes before its end; it then stops
- * reading `body` (the rest is the caller's) and settles only once no write is in flight, so the
- * caller may close the file at once.
+ * together in the next one (one JS hop per chunk, one syscall per MiB or more, no copies). With
+ * `ownsChunks`, each written chunk is freed at once (see {@link freeWritten}). Fails on more than
+ * `expected` bytes, on an error, or when the body closes before its end; it then stops reading
+ * `body` (the rest is the caller's) and settles only once no write is in flight, so the caller may
+ * close the file at once.
  */
-function drainToFile(body: Readable, fd: number, expected: number | undefined): Promise<number> {
+function drainToFile(
+  body: Readable,
+  fd: number,
+  expected: number | undefined,
+  ownsChunks: boolean,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     let received = 0;
     let written = 0;
@@ -156,6 +158,8 @@ function drainToFile(body: Readable, fd: number, expected: number | undefined): 
     let pausedByUs = false;
     let failure: unknown;
     let failed = false;
+    /** Chunks handed to this writer alone, so free to be freed once written. */
+    const ours = new WeakSet<Uint8Array>();
 
     const settle = () => {
       if (writing) return;
@@ -184,6 +188,7 @@ function drainToFile(body: Readable, fd: number, expected: number | undefined): 
       }
       writeAll(fd, batch, position, (error) => {
         writing = false;
+        if (!error) freeWritten(batch, ours);
         if (error) fail(error);
         else flush();
       });
@@ -195,6 +200,7 @@ function drainToFile(body: Readable, fd: number, expected: number | undefined): 
         fail(new IncompleteBodyError(received, expected));
         return;
       }
+      if (ownsChunks && soleReader(body)) ours.add(bytes);
       queue.push(bytes);
       queued += bytes.length;
       if (queued >= MAX_QUEUED_BYTES && !pausedByUs) {
@@ -212,8 +218,51 @@ function drainToFile(body: Readable, fd: number, expected: number | undefined): 
       ended = true;
       flush();
     });
-    body.on("data", onData);
+    // First among the body's `data` listeners, so that when it runs every other listener handed
+    // the same chunk is still counted (a `once` removes itself before it is called).
+    body.prependListener("data", onData);
+    // `on("data")` would start the flow; `prependListener` does not: unless paused on purpose.
+    if (body.readableFlowing !== false) body.resume();
   });
+}
+
+/**
+ * Whether the chunk being emitted goes to this writer alone: no other `data` listener (a pipe, a
+ * `once`) is handed it, and no `readable` reader (an async iterator) shares the body. Asked by
+ * the writer's own listener, which runs first.
+ */
+function soleReader(body: Readable): boolean {
+  return body.listenerCount("data") === 1 && body.listenerCount("readable") === 0;
+}
+
+/**
+ * Frees written chunks now rather than at the next full garbage collection. Node's HTTP parser
+ * hands each piece of a body (64 KiB at most) over as a fresh buffer outside V8's heap; left to
+ * the collector, 64 MB of them build up before V8 runs a mark-compact of the whole heap (8 per
+ * 512 MiB upload), which took half the service's CPU on a large upload, and the process kept the
+ * 64 MB. Detaching a chunk's `ArrayBuffer` (`transfer(0)`) frees its memory at once. Only chunks
+ * in `ours` (handed to this writer alone, see {@link soleReader}) that span an `ArrayBuffer` of
+ * their own are freed, never a slice of a pool or of a larger buffer; a buffer that cannot be
+ * detached (marked untransferable) is left to the collector.
+ */
+function freeWritten(chunks: Uint8Array[], ours: WeakSet<Uint8Array>): void {
+  for (const chunk of chunks) {
+    const buffer = chunk.buffer;
+    if (
+      ours.has(chunk) &&
+      buffer instanceof ArrayBuffer &&
+      !buffer.detached &&
+      !buffer.resizable &&
+      chunk.byteOffset === 0 &&
+      chunk.byteLength === buffer.byteLength
+    ) {
+      try {
+        buffer.transfer(0);
+      } catch {
+        // Not detachable: the collector frees it as before.
+      }
+    }
+  }
 }
 
 /** `writev` of all of `buffers` at `position`, again after a partial write until every byte is out. */

@@ -11,7 +11,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import type { MediaStorage } from "../contracts/storage.ts";
+import type { MediaStorage, WriteOptions } from "../contracts/storage.ts";
 import { IncompleteBodyError, ObjectMissingError, RangeNotServedError } from "./errors.ts";
 import { isStoragePath, pathAfter } from "./paths.ts";
 import { type PresignTarget, presignPut, s3Client } from "./presigner.ts";
@@ -40,11 +40,7 @@ export class S3Storage implements MediaStorage {
     return path;
   }
 
-  async write(
-    path: string,
-    body: Readable,
-    options: { contentType: string; expectedBytes?: number },
-  ): Promise<void> {
+  async write(path: string, body: Readable, options: WriteOptions): Promise<void> {
     const Key = this.key(path);
     if (options.expectedBytes !== undefined) {
       await this.put(Key, body, options.contentType, options.expectedBytes);

@@ -89,16 +89,20 @@ async function streamInto(
   if (failure) throw asUploadError((failure as PromiseRejectedResult).reason);
 }
 
+/** A request body as a Node stream, and whether its chunks are its reader's alone. */
+export type RequestBody = { stream: Readable; ownsChunks: boolean };
+
 /**
  * The request body as a Node stream. Under `@hono/node-server` that is Node's request itself,
  * untouched (no web-stream round trip, and `c.req.raw.body` is never read: a second reader on the
- * same socket would starve the first); elsewhere (`app.request` in tests) the web body, wrapped.
+ * same socket would starve the first), whose chunks are fresh buffers its reader owns; elsewhere
+ * (`app.request` in tests) the web body, wrapped, whose chunks may be the sender's own.
  */
-export function requestBody(c: Context): Readable {
+export function requestBody(c: Context): RequestBody {
   const incoming = (c.env as { incoming?: Readable } | undefined)?.incoming;
-  if (incoming) return incoming;
+  if (incoming) return { stream: incoming, ownsChunks: true };
   const body = c.req.raw.body;
-  return body ? Readable.fromWeb(body as never) : Readable.from([]);
+  return { stream: body ? Readable.fromWeb(body as never) : Readable.from([]), ownsChunks: false };
 }
 
 /**
@@ -115,9 +119,11 @@ export async function receiveRaw(
   if (!described) throw unknownMedia("x-filename");
   const path = makePath(described.extension);
   try {
-    await storage.write(path, requestBody(c), {
+    const body = requestBody(c);
+    await storage.write(path, body.stream, {
       contentType: described.contentType,
       expectedBytes: length,
+      ownsChunks: body.ownsChunks,
     });
   } catch (error) {
     throw asUploadError(error);

@@ -56,6 +56,39 @@ describe("local-disk storage", () => {
     expect(read.size).toBe(whole.length);
   });
 
+  test("chunks the body gives away (ownsChunks) are freed once written; shared ones never", async () => {
+    const storage = testStorage();
+    const own = (n: number) => {
+      const chunk = Buffer.allocUnsafeSlow(300 * 1024);
+      chunk.fill(n);
+      return chunk;
+    };
+    const owned = Array.from({ length: 12 }, (_, n) => own(n));
+    const backing = Buffer.alloc(3 * 1024, 9);
+    const slices = [backing.subarray(0, 1024), backing.subarray(1024)];
+    const pooled = Buffer.from("pooled bytes");
+    const expected = Buffer.concat([...owned, ...slices, pooled]);
+    await storage.write("med_own.mp4", Readable.from([...owned, ...slices, pooled]), {
+      contentType: "video/mp4",
+      expectedBytes: expected.length,
+      ownsChunks: true,
+    });
+    const stored: Buffer[] = [];
+    for await (const part of (await storage.read("med_own.mp4")).stream) stored.push(part as Buffer);
+    expect(Buffer.concat(stored).equals(expected)).toBe(true);
+    expect(owned.map((chunk) => chunk.buffer.detached)).toEqual(owned.map(() => true));
+    expect([backing.buffer.detached, pooled.buffer.detached]).toEqual([false, false]);
+    expect(backing.equals(Buffer.alloc(3 * 1024, 9))).toBe(true);
+
+    const kept = Array.from({ length: 4 }, (_, n) => own(n));
+    await storage.write("med_kept.mp4", Readable.from(kept), { contentType: "video/mp4" });
+    const watched = Array.from({ length: 4 }, (_, n) => own(n));
+    const body = Readable.from(watched);
+    body.on("data", () => undefined);
+    await storage.write("med_watched.mp4", body, { contentType: "video/mp4", ownsChunks: true });
+    expect([...kept, ...watched].some((chunk) => chunk.buffer.detached)).toBe(false);
+  });
+
   test("a body that fails midway, or was aborted before the store read it, leaves nothing", async () => {
     const storage = testStorage();
     const failing = new Readable({ read() {} });

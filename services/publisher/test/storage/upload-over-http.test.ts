@@ -56,6 +56,17 @@ const leftovers = async (storage: LocalDiskStorage) => ({
   incoming: await readdir(join(storage.options.dir, ".incoming")).catch(() => [] as string[]),
 });
 
+/** Whether each storage write was told the body's chunks are its own. */
+function watchOwnership(storage: LocalDiskStorage): boolean[] {
+  const seen: boolean[] = [];
+  const write = storage.write.bind(storage);
+  storage.write = (path, stream, options) => {
+    seen.push(options.ownsChunks === true);
+    return write(path, stream, options);
+  };
+  return seen;
+}
+
 describe("uploads over real HTTP (Node's request stream straight to the file)", () => {
   test("a v1 raw body of many write batches is stored byte for byte", async ({ db }) => {
     const { key } = await seedAccount(db);
@@ -79,6 +90,66 @@ describe("uploads over real HTTP (Node's request stream straight to the file)", 
     } finally {
       await server.close();
     }
+  });
+
+  test("Node's own request chunks are handed to the store as its own (freed once written); a multipart file's and a web body's are not", async ({
+    db,
+  }) => {
+    const { key } = await seedAccount(db);
+    const { app, storage } = publisherApp(db, { now: new Date().toISOString() });
+    const owned = watchOwnership(storage);
+    const bytes = body(3 * MiB + 5);
+    const raw = { "x-api-key": key, "x-filename": "clip.mp4", "content-type": "video/mp4" };
+    const presign = await json(
+      await call(app, "POST", "/api/v2/upload", key, {
+        contentLength: bytes.length,
+        contentType: "video/mp4",
+      }),
+    );
+    const server = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
+    const transfer = ArrayBuffer.prototype.transfer;
+    let freed = 0;
+    ArrayBuffer.prototype.transfer = function counted(this: ArrayBuffer, length?: number) {
+      freed += 1;
+      return transfer.call(this, length);
+    };
+    try {
+      try {
+        expect((await sendBytes(server, "POST", "/api/v1/upload", raw, bytes)).status).toBe(200);
+      } finally {
+        ArrayBuffer.prototype.transfer = transfer;
+      }
+      // Node's parser hands a body over in pieces of 64 KiB at most: each was freed once written.
+      expect(freed).toBeGreaterThanOrEqual(Math.floor(bytes.length / (64 * 1024)));
+      const url = new URL(presign.uploadUrl);
+      const put = await sendBytes(
+        server,
+        "PUT",
+        `${url.pathname}${url.search}`,
+        { host: url.host, "content-type": "video/mp4" },
+        bytes,
+      );
+      expect(put.status).toBe(200);
+      const boundary = "----ownership-boundary";
+      const form = Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+        ),
+        bytes,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const multipart = { "x-api-key": key, "content-type": `multipart/form-data; boundary=${boundary}` };
+      expect((await sendBytes(server, "POST", "/api/v1/upload", multipart, form)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+    const viaWeb = await app.request("/api/v1/upload", {
+      method: "POST",
+      headers: { ...raw, "content-length": "6" },
+      body: Buffer.from("abcdef"),
+    });
+    expect(viaWeb.status).toBe(200);
+    expect(owned).toEqual([true, true, false, false]);
   });
 
   test("a multipart file of several MiB is stored byte for byte", async ({ db }) => {
