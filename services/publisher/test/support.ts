@@ -145,3 +145,77 @@ export function sendBytes(
     req.end();
   });
 }
+
+/**
+ * Counts calls of `ArrayBuffer.prototype.transfer` (how the local store frees written chunks)
+ * until `restore()`.
+ */
+export function countTransfers(): { count(): number; restore(): void } {
+  const transfer = ArrayBuffer.prototype.transfer;
+  let count = 0;
+  ArrayBuffer.prototype.transfer = function counted(this: ArrayBuffer, length?: number) {
+    count += 1;
+    return transfer.call(this, length);
+  };
+  return {
+    count: () => count,
+    restore: () => {
+      ArrayBuffer.prototype.transfer = transfer;
+    },
+  };
+}
+
+/** A raw `POST /api/v1/upload` of `bytes`, named `name`, to a served app. */
+export function uploadRaw(server: RunningServer, key: string, bytes: Buffer, name = "clip.mp4") {
+  return sendBytes(
+    server,
+    "POST",
+    "/api/v1/upload",
+    { "x-api-key": key, "x-filename": name, "content-type": "video/mp4" },
+    bytes,
+  );
+}
+
+/** An upload URL for a video of `size` bytes from `POST /api/v2/upload`, and its storage path. */
+export async function presignVideo(
+  app: ServiceApp,
+  key: string,
+  size: number,
+): Promise<{ url: URL; path: string }> {
+  const res = await call(app, "POST", "/api/v2/upload", key, {
+    contentLength: size,
+    contentType: "video/mp4",
+  });
+  const answer = (await res.json()) as { uploadUrl: string; path: string };
+  return { url: new URL(answer.uploadUrl), path: answer.path };
+}
+
+/** The PUT of `bytes` to a presigned URL, signed for the storage's public host, sent to a served app. */
+export function putPresigned(server: RunningServer, url: URL, bytes: Buffer) {
+  return sendBytes(
+    server,
+    "PUT",
+    `${url.pathname}${url.search}`,
+    { host: url.host, "content-type": "video/mp4" },
+    bytes,
+  );
+}
+
+/** A multipart `POST /api/v1/upload` of `bytes` as the field `file` (`clip.mp4`) to a served app. */
+export function uploadMultipart(server: RunningServer, key: string, bytes: Buffer) {
+  const boundary = "----publisher-test-boundary";
+  const form = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+    ),
+    bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return sendBytes(
+    server,
+    "POST",
+    "/api/v1/upload",
+    { "x-api-key": key, "content-type": `multipart/form-data; boundary=${boundary}` },
+    form,
+  );
+}

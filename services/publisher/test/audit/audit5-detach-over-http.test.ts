@@ -12,25 +12,18 @@ import { type RunningServer, serveApp } from "@app/core";
 import { json, test } from "@app/testkit";
 import { afterEach, beforeEach, describe, expect } from "vitest";
 import type { LocalDiskStorage } from "../../src/storage/local-disk.ts";
-import { call, publisherApp, seedAccount } from "../support.ts";
+import { call, countTransfers, publisherApp, seedAccount } from "../support.ts";
 
 const MiB = 1024 * 1024;
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const random = (size: number) => randomFillSync(Buffer.allocUnsafeSlow(size));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const transfer = ArrayBuffer.prototype.transfer;
-let transfers = 0;
+let freed: ReturnType<typeof countTransfers>;
 beforeEach(() => {
-  transfers = 0;
-  ArrayBuffer.prototype.transfer = function counted(this: ArrayBuffer, length?: number) {
-    transfers += 1;
-    return transfer.call(this, length);
-  };
+  freed = countTransfers();
 });
-afterEach(() => {
-  ArrayBuffer.prototype.transfer = transfer;
-});
+afterEach(() => freed.restore());
 
 type Answer = { status: number; headers: Record<string, string>; body: string };
 
@@ -161,7 +154,7 @@ describe("audit5: freed chunks over real HTTP", () => {
         expect(await stored(storage, await conn.next()), `size ${size}`).toBe(sha(bytes));
         conn.end();
       }
-      expect(transfers).toBeGreaterThan(33 * 16);
+      expect(freed.count()).toBeGreaterThan(33 * 16);
     } finally {
       await server.close();
     }
@@ -196,7 +189,7 @@ describe("audit5: freed chunks over real HTTP", () => {
       );
       expect(await stored(storage, await conn.next())).toBe(sha(d));
       conn.end();
-      expect(transfers).toBeGreaterThan(0);
+      expect(freed.count()).toBeGreaterThan(0);
     } finally {
       await server.close();
     }

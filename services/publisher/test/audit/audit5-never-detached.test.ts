@@ -12,23 +12,23 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect } from "vi
 import { stageMedia } from "../../src/media/staged-media.ts";
 import type { LocalDiskStorage } from "../../src/storage/local-disk.ts";
 import { type FakeS3, startFakeS3 } from "../fake-s3.ts";
-import { publisherApp, seedAccount, sendBytes, testStorage } from "../support.ts";
+import {
+  countTransfers,
+  publisherApp,
+  seedAccount,
+  testStorage,
+  uploadMultipart,
+  uploadRaw,
+} from "../support.ts";
 
 const MiB = 1024 * 1024;
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
-const transfer = ArrayBuffer.prototype.transfer;
-let transfers = 0;
+let freed: ReturnType<typeof countTransfers>;
 beforeEach(() => {
-  transfers = 0;
-  ArrayBuffer.prototype.transfer = function counted(this: ArrayBuffer, length?: number) {
-    transfers += 1;
-    return transfer.call(this, length);
-  };
+  freed = countTransfers();
 });
-afterEach(() => {
-  ArrayBuffer.prototype.transfer = transfer;
-});
+afterEach(() => freed.restore());
 
 let s3: FakeS3;
 beforeAll(async () => {
@@ -43,25 +43,11 @@ describe("audit5: nothing detached where chunks are not the store's", () => {
     const server = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
     try {
       const bytes = randomFillSync(Buffer.allocUnsafeSlow(6 * MiB + 7));
-      const boundary = "----audit5";
-      const form = Buffer.concat([
-        Buffer.from(
-          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
-        ),
-        bytes,
-        Buffer.from(`\r\n--${boundary}--\r\n`),
-      ]);
-      const res = await sendBytes(
-        server,
-        "POST",
-        "/api/v1/upload",
-        { "x-api-key": key, "content-type": `multipart/form-data; boundary=${boundary}` },
-        form,
-      );
+      const res = await uploadMultipart(server, key, bytes);
       expect(res.status, res.text).toBe(200);
       const { path } = JSON.parse(res.text) as { path: string };
       expect(sha(await readFile(join(storage.options.dir, path)))).toBe(sha(bytes));
-      expect(transfers).toBe(0);
+      expect(freed.count()).toBe(0);
     } finally {
       await server.close();
     }
@@ -73,17 +59,11 @@ describe("audit5: nothing detached where chunks are not the store's", () => {
     const server = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
     try {
       const bytes = randomFillSync(Buffer.allocUnsafeSlow(5 * MiB + 3));
-      const res = await sendBytes(
-        server,
-        "POST",
-        "/api/v1/upload",
-        { "x-api-key": key, "x-filename": "clip.mp4", "content-type": "video/mp4" },
-        bytes,
-      );
+      const res = await uploadRaw(server, key, bytes);
       expect(res.status, res.text).toBe(200);
       const { path } = JSON.parse(res.text) as { path: string };
       expect(sha(s3.objects.get(`/media/${path}`)?.body ?? Buffer.alloc(0))).toBe(sha(bytes));
-      expect(transfers).toBe(0);
+      expect(freed.count()).toBe(0);
     } finally {
       await server.close();
     }
@@ -104,6 +84,6 @@ describe("audit5: nothing detached where chunks are not the store's", () => {
     expect(staged.size).toBe(whole.length);
     expect(sha(await readFile(join(storage.options.dir, "staged_tgt_audit5_0")))).toBe(sha(whole));
     expect(chunks.some((chunk) => chunk.buffer.detached)).toBe(false);
-    expect(transfers).toBe(0);
+    expect(freed.count()).toBe(0);
   });
 });

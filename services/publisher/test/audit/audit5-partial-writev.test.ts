@@ -7,9 +7,16 @@ import { createHash, randomFillSync } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { serveApp } from "@app/core";
-import { json, test } from "@app/testkit";
+import { test } from "@app/testkit";
 import { describe, expect, vi } from "vitest";
-import { call, publisherApp, seedAccount, sendBytes } from "../support.ts";
+import {
+  countTransfers,
+  presignVideo,
+  publisherApp,
+  putPresigned,
+  seedAccount,
+  uploadRaw,
+} from "../support.ts";
 
 const MiB = 1024 * 1024;
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -58,45 +65,24 @@ describe("audit5: partial writes with freed chunks", () => {
     const { key } = await seedAccount(db);
     const { app, storage } = publisherApp(db, { now: new Date().toISOString() });
     const server = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
-    const transfer = ArrayBuffer.prototype.transfer;
-    let transfers = 0;
-    ArrayBuffer.prototype.transfer = function counted(this: ArrayBuffer, length?: number) {
-      transfers += 1;
-      return transfer.call(this, length);
-    };
+    const freed = countTransfers();
     try {
       for (const size of [1, 65537, 3 * MiB + 1, 11 * MiB + 333]) {
         const bytes = randomFillSync(Buffer.allocUnsafeSlow(size));
-        const raw = await sendBytes(
-          server,
-          "POST",
-          "/api/v1/upload",
-          { "x-api-key": key, "x-filename": "clip.mp4", "content-type": "video/mp4" },
-          bytes,
-        );
+        const raw = await uploadRaw(server, key, bytes);
         expect(raw.status, raw.text).toBe(200);
         const { path } = JSON.parse(raw.text) as { path: string };
         expect(sha(await readFile(join(storage.options.dir, path)))).toBe(sha(bytes));
-        const presign = await json(
-          await call(app, "POST", "/api/v2/upload", key, { contentLength: size, contentType: "video/mp4" }),
-        );
-        const url = new URL(presign.uploadUrl as string);
-        const put = await sendBytes(
-          server,
-          "PUT",
-          `${url.pathname}${url.search}`,
-          { host: url.host, "content-type": "video/mp4" },
-          bytes,
-        );
+        const presigned = await presignVideo(app, key, bytes.length);
+        const put = await putPresigned(server, presigned.url, bytes);
         expect(put.status, put.text).toBe(200);
-        const putPath = url.pathname.split("/").at(-1) as string;
-        expect(sha(await readFile(join(storage.options.dir, putPath)))).toBe(sha(bytes));
+        expect(sha(await readFile(join(storage.options.dir, presigned.path)))).toBe(sha(bytes));
       }
       expect(control.detachedSeen).toBe(0);
-      expect(transfers).toBeGreaterThan(100);
+      expect(freed.count()).toBeGreaterThan(100);
       expect(control.calls).toBeGreaterThan(30);
     } finally {
-      ArrayBuffer.prototype.transfer = transfer;
+      freed.restore();
       await server.close();
     }
   });
@@ -111,41 +97,17 @@ describe("audit5: partial writes with freed chunks", () => {
       const bytes = randomFillSync(Buffer.allocUnsafeSlow(9 * MiB + 5));
       control.calls = 0;
       control.failAt = 4;
-      const raw = await sendBytes(
-        server,
-        "POST",
-        "/api/v1/upload",
-        { "x-api-key": key, "x-filename": "clip.mp4", "content-type": "video/mp4" },
-        bytes,
-      );
+      const raw = await uploadRaw(server, key, bytes);
       expect(raw.status).toBeGreaterThanOrEqual(500);
-      const presign = await json(
-        await call(app, "POST", "/api/v2/upload", key, {
-          contentLength: bytes.length,
-          contentType: "video/mp4",
-        }),
-      );
-      const url = new URL(presign.uploadUrl as string);
+      const { url } = await presignVideo(app, key, bytes.length);
       control.calls = 0;
-      const put = await sendBytes(
-        server,
-        "PUT",
-        `${url.pathname}${url.search}`,
-        { host: url.host, "content-type": "video/mp4" },
-        bytes,
-      );
+      const put = await putPresigned(server, url, bytes);
       expect(put.status).toBe(500);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect((await readdir(storage.options.dir)).filter((n) => n !== ".incoming")).toEqual([]);
       expect(await readdir(join(storage.options.dir, ".incoming"))).toEqual([]);
       control.failAt = undefined;
-      const again = await sendBytes(
-        server,
-        "POST",
-        "/api/v1/upload",
-        { "x-api-key": key, "x-filename": "clip.mp4", "content-type": "video/mp4" },
-        bytes,
-      );
+      const again = await uploadRaw(server, key, bytes);
       expect(again.status, again.text).toBe(200);
       const { path } = JSON.parse(again.text) as { path: string };
       expect(sha(await readFile(join(storage.options.dir, path)))).toBe(sha(bytes));

@@ -3,10 +3,18 @@ import { readdir, readFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { type RunningServer, serveApp } from "@app/core";
-import { json, test } from "@app/testkit";
+import { test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import type { LocalDiskStorage } from "../../src/storage/local-disk.ts";
-import { call, publisherApp, seedAccount, sendBytes } from "../support.ts";
+import {
+  countTransfers,
+  presignVideo,
+  publisherApp,
+  putPresigned,
+  seedAccount,
+  uploadMultipart,
+  uploadRaw,
+} from "../support.ts";
 
 const MiB = 1024 * 1024;
 
@@ -74,13 +82,7 @@ describe("uploads over real HTTP (Node's request stream straight to the file)", 
     const server = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
     try {
       const bytes = body(24 * MiB + 123);
-      const res = await sendBytes(
-        server,
-        "POST",
-        "/api/v1/upload",
-        { "x-api-key": key, "x-filename": "clip.mp4", "content-type": "video/mp4" },
-        bytes,
-      );
+      const res = await uploadRaw(server, key, bytes);
       expect(res.status).toBe(200);
       const { path } = JSON.parse(res.text) as { path: string };
       const stored = await readFile(join(storage.options.dir, path));
@@ -99,53 +101,30 @@ describe("uploads over real HTTP (Node's request stream straight to the file)", 
     const { app, storage } = publisherApp(db, { now: new Date().toISOString() });
     const owned = watchOwnership(storage);
     const bytes = body(3 * MiB + 5);
-    const raw = { "x-api-key": key, "x-filename": "clip.mp4", "content-type": "video/mp4" };
-    const presign = await json(
-      await call(app, "POST", "/api/v2/upload", key, {
-        contentLength: bytes.length,
-        contentType: "video/mp4",
-      }),
-    );
+    const { url } = await presignVideo(app, key, bytes.length);
     const server = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
-    const transfer = ArrayBuffer.prototype.transfer;
-    let freed = 0;
-    ArrayBuffer.prototype.transfer = function counted(this: ArrayBuffer, length?: number) {
-      freed += 1;
-      return transfer.call(this, length);
-    };
     try {
+      const freed = countTransfers();
       try {
-        expect((await sendBytes(server, "POST", "/api/v1/upload", raw, bytes)).status).toBe(200);
+        expect((await uploadRaw(server, key, bytes)).status).toBe(200);
       } finally {
-        ArrayBuffer.prototype.transfer = transfer;
+        freed.restore();
       }
       // Node's parser hands a body over in pieces of 64 KiB at most: each was freed once written.
-      expect(freed).toBeGreaterThanOrEqual(Math.floor(bytes.length / (64 * 1024)));
-      const url = new URL(presign.uploadUrl);
-      const put = await sendBytes(
-        server,
-        "PUT",
-        `${url.pathname}${url.search}`,
-        { host: url.host, "content-type": "video/mp4" },
-        bytes,
-      );
-      expect(put.status).toBe(200);
-      const boundary = "----ownership-boundary";
-      const form = Buffer.concat([
-        Buffer.from(
-          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
-        ),
-        bytes,
-        Buffer.from(`\r\n--${boundary}--\r\n`),
-      ]);
-      const multipart = { "x-api-key": key, "content-type": `multipart/form-data; boundary=${boundary}` };
-      expect((await sendBytes(server, "POST", "/api/v1/upload", multipart, form)).status).toBe(200);
+      expect(freed.count()).toBeGreaterThanOrEqual(Math.floor(bytes.length / (64 * 1024)));
+      expect((await putPresigned(server, url, bytes)).status).toBe(200);
+      expect((await uploadMultipart(server, key, bytes)).status).toBe(200);
     } finally {
       await server.close();
     }
     const viaWeb = await app.request("/api/v1/upload", {
       method: "POST",
-      headers: { ...raw, "content-length": "6" },
+      headers: {
+        "x-api-key": key,
+        "x-filename": "clip.mp4",
+        "content-type": "video/mp4",
+        "content-length": "6",
+      },
       body: Buffer.from("abcdef"),
     });
     expect(viaWeb.status).toBe(200);
@@ -158,21 +137,7 @@ describe("uploads over real HTTP (Node's request stream straight to the file)", 
     const server = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
     try {
       const bytes = body(5 * MiB + 3);
-      const boundary = "----over-http-boundary";
-      const form = Buffer.concat([
-        Buffer.from(
-          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
-        ),
-        bytes,
-        Buffer.from(`\r\n--${boundary}--\r\n`),
-      ]);
-      const res = await sendBytes(
-        server,
-        "POST",
-        "/api/v1/upload",
-        { "x-api-key": key, "content-type": `multipart/form-data; boundary=${boundary}` },
-        form,
-      );
+      const res = await uploadMultipart(server, key, bytes);
       expect(res.status).toBe(200);
       const { path } = JSON.parse(res.text) as { path: string };
       expect(sha256(await readFile(join(storage.options.dir, path)))).toBe(sha256(bytes));
@@ -185,24 +150,11 @@ describe("uploads over real HTTP (Node's request stream straight to the file)", 
     const { key } = await seedAccount(db);
     const { app, storage } = publisherApp(db, { now: new Date().toISOString() });
     const bytes = body(20 * MiB + 7);
-    const presign = await call(app, "POST", "/api/v2/upload", key, {
-      contentLength: bytes.length,
-      contentType: "video/mp4",
-    });
-    const answer = await json(presign);
+    const { url, path } = await presignVideo(app, key, bytes.length);
     const server = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
     try {
-      const url = new URL(answer.uploadUrl);
-      // Signed for the storage's public host; sent to where the test server listens.
-      const res = await sendBytes(
-        server,
-        "PUT",
-        `${url.pathname}${url.search}`,
-        { host: url.host, "content-type": "video/mp4" },
-        bytes,
-      );
-      expect(res.status).toBe(200);
-      const stored = await readFile(join(storage.options.dir, answer.path));
+      expect((await putPresigned(server, url, bytes)).status).toBe(200);
+      const stored = await readFile(join(storage.options.dir, path));
       expect(sha256(stored)).toBe(sha256(bytes));
       expect((await leftovers(storage)).incoming).toEqual([]);
     } finally {
@@ -214,11 +166,7 @@ describe("uploads over real HTTP (Node's request stream straight to the file)", 
     const { key } = await seedAccount(db);
     const { app, storage } = publisherApp(db, { now: new Date().toISOString() });
     const started = watchWrites(storage);
-    const presign = await call(app, "POST", "/api/v2/upload", key, {
-      contentLength: 4 * MiB,
-      contentType: "video/mp4",
-    });
-    const url = new URL((await json(presign)).uploadUrl);
+    const { url } = await presignVideo(app, key, 4 * MiB);
     const server = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
     try {
       await abortMidBody(
