@@ -8,11 +8,11 @@ import { createHash, randomFillSync } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { type RunningServer, serveApp } from "@app/core";
-import { json, test } from "@app/testkit";
+import { type RunningServer, type ServiceApp, serveApp } from "@app/core";
+import { test } from "@app/testkit";
 import { afterEach, beforeEach, describe, expect } from "vitest";
 import type { LocalDiskStorage } from "../../src/storage/local-disk.ts";
-import { call, countTransfers, publisherApp, seedAccount } from "../support.ts";
+import { countTransfers, presignVideo, publisherApp, seedAccount } from "../support.ts";
 
 const MiB = 1024 * 1024;
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -121,11 +121,8 @@ async function stored(storage: LocalDiskStorage, answer: Answer): Promise<string
   return sha(await readFile(join(storage.options.dir, path)));
 }
 
-async function presignedHead(app: Parameters<typeof call>[0], key: string, length: number): Promise<string> {
-  const presign = await json(
-    await call(app, "POST", "/api/v2/upload", key, { contentLength: length, contentType: "video/mp4" }),
-  );
-  const url = new URL(presign.uploadUrl as string);
+async function presignedHead(app: ServiceApp, key: string, length: number): Promise<string> {
+  const { url } = await presignVideo(app, key, length);
   return `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\ncontent-type: video/mp4\r\ncontent-length: ${length}\r\n\r\n`;
 }
 
