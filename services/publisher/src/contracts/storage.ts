@@ -9,7 +9,7 @@ export type WriteOptions = {
    * The body's chunks are the store's alone once read (Node's own request: each chunk a fresh
    * buffer that nobody else holds), so a store may free each one as soon as it is written instead
    * of leaving it to the garbage collector. A store frees only a chunk that spans a buffer of its
-   * own, and only while it is the body's one reader.
+   * own and that was handed to the store alone (no other reader of the body was given it).
    */
   ownsChunks?: boolean;
 };
