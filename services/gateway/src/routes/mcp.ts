@@ -47,6 +47,9 @@ export function registerMcp(app: GatewayApp, deps: GatewayDeps): void {
         new Request(c.req.raw.url, { method: "POST", headers: c.req.raw.headers, body: text }),
       );
     }
+    const refusal = protoKeyRefusal(message);
+    if (refusal !== undefined)
+      return c.body(refusal.body, refusal.status, { "Content-Type": "application/json" });
     const direct = await directToolsCall(deps, context, message);
     if (direct !== undefined) return c.body(direct, 200, { "Content-Type": "application/json" });
     return answerWithSdk(deps, context, c.req.raw, message);
@@ -89,6 +92,40 @@ function directlyAnswerable(c: Context): boolean {
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** Whether `message` is a call of `inspect` or `run` whose arguments hold their own `__proto__` key. */
+function callsWithProtoKey(message: unknown): boolean {
+  if (!isPlainObject(message) || message.method !== "tools/call" || !isPlainObject(message.params))
+    return false;
+  const { name, arguments: args } = message.params;
+  return (name === "inspect" || name === "run") && isPlainObject(args) && Object.hasOwn(args, "__proto__");
+}
+
+/**
+ * The refusal of a call of `inspect` or `run` whose arguments hold a `__proto__` key: a key no
+ * tool takes, which the strict argument schemas refuse and `/v1/run` refuses, but which the SDK's
+ * parse of the request drops without a word before the tool sees its arguments (it would run
+ * without it). A single call gets the `isError` result the SDK gives any unrecognised key; a
+ * batch holding one, a JSON-RPC "Invalid params" error. Undefined when the message holds none (or
+ * is a notification).
+ */
+function protoKeyRefusal(message: unknown): { status: 200 | 400; body: string } | undefined {
+  if (Array.isArray(message)) {
+    if (!message.some(callsWithProtoKey)) return undefined;
+    const error = {
+      code: -32602,
+      message: 'Invalid params: the arguments of a tools/call hold "__proto__", which no tool takes.',
+    };
+    return { status: 400, body: JSON.stringify({ jsonrpc: "2.0", error, id: null }) };
+  }
+  if (!callsWithProtoKey(message)) return undefined;
+  const { id, params } = message as { id?: unknown; params: { name: string } };
+  // Without an id it is a notification, which the SDK answers 202 and never runs.
+  if (!(typeof id === "string" || typeof id === "number")) return undefined;
+  const text = `MCP error -32602: Input validation error: Invalid arguments for tool ${params.name}: Unrecognized key: "__proto__"`;
+  const result = { content: [{ type: "text", text }], isError: true };
+  return { status: 200, body: JSON.stringify({ result, jsonrpc: "2.0", id }) };
+}
 
 const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 const PARAMS_KEYS = new Set(["name", "arguments"]);
