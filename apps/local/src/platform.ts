@@ -20,14 +20,16 @@ import {
 } from "@app/runtime";
 import { SANDBOX_APPS, seedDemos } from "./demos.ts";
 
-const launcherVariables = z.object({
+export const launcherVariables = z.object({
   DATABASE_URL: settings.databaseUrl(),
   DATA_DIR: settings.dataDir(),
 });
 
-/** What `.data/local.json` holds: where each service listens and the demo credentials. */
+/** What `.data/local.json` holds: where each service listens, the embedded database, the demo credentials. */
 export type LocalManifest = {
   services: Record<string, { url: string; docs: string }>;
+  /** Embedded mode only: where psql, the CLIs and extra workers reach the platform's PGlite. */
+  database?: { url: string; psql: string };
   credentials: Record<string, unknown>;
 };
 
@@ -43,10 +45,13 @@ export async function startPlatform(
   env: Env,
 ): Promise<RunningPlatform> {
   const launcher = loadConfig(launcherVariables, env);
-  env = { ...SANDBOX_APPS, ...(await localSecrets(launcher.DATA_DIR)), ...env };
+  env = await localEnv(launcher.DATA_DIR, env);
   const configs = definitions.map((definition) => definition.loadConfig(env) as BaseServiceConfig);
   routeConsoleTo(createLogger({ name: "console", level: configs[0]?.logLevel ?? "info" }));
-  const db = await openDatabase({ url: launcher.DATABASE_URL, dataDir: launcher.DATA_DIR });
+  const db = await openDatabase(
+    { url: launcher.DATABASE_URL, dataDir: launcher.DATA_DIR },
+    { role: "owner", holder: "npm start" },
+  );
   const started: StartedService[] = [];
   const stop = async () => {
     for (const service of started.reverse()) await service.stop();
@@ -63,6 +68,7 @@ export async function startPlatform(
     throw error;
   }
   const manifest: LocalManifest = { services: {}, credentials: {} };
+  if (db.endpoint) manifest.database = { url: db.endpoint, psql: `psql '${db.endpoint}'` };
   for (const service of started) {
     manifest.services[service.name] = { url: service.url, docs: `${service.url}/docs` };
     Object.assign(manifest.credentials, service.credentials);
@@ -91,6 +97,11 @@ function fromManifest(manifestPath: string, field: string): string {
   return `$(node -p "require('${shown}').credentials.${field}")`;
 }
 
+/** The environment the services start with: the sandbox's demo apps and the local secrets, unless set. */
+export async function localEnv(dataDir: string, env: Env): Promise<Env> {
+  return { ...SANDBOX_APPS, ...(await localSecrets(dataDir)), ...env };
+}
+
 /** Secrets the embedded platform needs and nobody set: made once, kept under DATA_DIR (0600). */
 const LOCAL_SECRETS = ["PUBLISHER_TOKEN_SECRET", "PUBLISHER_STORAGE_SECRET"] as const;
 
@@ -110,7 +121,11 @@ async function localSecrets(dataDir: string): Promise<Record<string, string>> {
  * The environment a service starts with: its upstreams' URL variables pointed at where the
  * services it calls listen (they start first), unless already set.
  */
-function withUpstreams(definition: ServiceDefinition<never>, env: Env, started: StartedService[]): Env {
+export function withUpstreams(
+  definition: Pick<ServiceDefinition<never>, "upstreams">,
+  env: Env,
+  started: { name: string; url: string }[],
+): Env {
   const wiring = Object.entries(definition.upstreams ?? {}).filter(
     ([variable]) => env[variable] === undefined,
   );
@@ -130,6 +145,13 @@ export function banner(platform: RunningPlatform, titles: Map<string, string>): 
   ];
   for (const [name, service] of Object.entries(manifest.services)) {
     lines.push(`  ${(titles.get(name) ?? name).padEnd(width)}  ${service.url}   docs: ${service.docs}`);
+  }
+  if (manifest.database) {
+    lines.push(
+      "",
+      `Embedded database (PGlite, owned by this process; the CLIs and extra workers connect through it):`,
+      `  ${manifest.database.psql}`,
+    );
   }
   lines.push("", `Demo credentials (private keys and other secrets: only in ${platform.manifestPath}):`);
   const credentials = Object.entries(manifest.credentials);

@@ -30,6 +30,11 @@ export interface Queryable {
  */
 export interface Database extends Queryable {
   readonly kind: "pglite" | "postgres";
+  /**
+   * Set on the owner of an embedded database only: a PostgreSQL URL where other processes of this
+   * machine reach it (the CLIs, extra workers, psql).
+   */
+  readonly endpoint?: string;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

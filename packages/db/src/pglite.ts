@@ -29,18 +29,22 @@ export function fromPGlite(pg: PGlite): Database {
 }
 
 /**
- * Opens embedded PostgreSQL (PGlite). `dataDir` keeps the data on disk across
- * restarts; without it the database lives in memory. `snapshot` starts from a
- * dump made by `dumpDataDir` (tests start from a migrated snapshot).
+ * Opens embedded PostgreSQL (PGlite) in memory. `snapshot` starts from a dump made by
+ * `dumpDataDir` (tests start from a migrated snapshot). On disk: `openDatabase`.
  */
-export async function openPGlite(options: { dataDir?: string; snapshot?: Blob } = {}): Promise<Database> {
+export async function openPGlite(options: { snapshot?: Blob } = {}): Promise<Database> {
+  return fromPGlite(await openPGliteInstance(options));
+}
+
+/**
+ * Opens a raw PGlite instance. A `dataDir` on disk must have one owner: open it only through
+ * `openEmbedded` (or `openDatabase`), which hold the folder's lock.
+ */
+export async function openPGliteInstance(
+  options: { dataDir?: string; snapshot?: Blob } = {},
+): Promise<PGlite> {
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
-  const pg = await PGlite.create({
-    dataDir: options.dataDir,
-    loadDataDir: options.snapshot,
-    parsers,
-  });
-  return fromPGlite(pg);
+  return PGlite.create({ dataDir: options.dataDir, loadDataDir: options.snapshot, parsers });
 }
 
 /** Opens a fresh in-memory PGlite and returns the raw instance (for making snapshots). */

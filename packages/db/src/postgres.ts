@@ -53,12 +53,16 @@ export function isStalePreparedStatement(error: unknown): boolean {
   );
 }
 
-function runner(client: pg.Pool | pg.PoolClient, inTransaction: boolean): Queryable {
+function runner(
+  client: pg.Pool | pg.PoolClient,
+  inTransaction: boolean,
+  namedStatements: boolean,
+): Queryable {
   const prepared = (name: string, sql: string, params: readonly unknown[] | undefined) =>
     client.query({ name, text: sql, values: (params ?? []) as unknown[] });
   return {
     async query<Row>(sql: string, params?: readonly unknown[], options?: QueryOptions) {
-      const name = options?.prepareAs;
+      const name = namedStatements ? options?.prepareAs : undefined;
       if (!name) return (await client.query(sql, params as unknown[])).rows as Row[];
       try {
         return (await prepared(preparedName(name), sql, params)).rows as Row[];
@@ -79,16 +83,31 @@ function runner(client: pg.Pool | pg.PoolClient, inTransaction: boolean): Querya
   };
 }
 
+export type PostgresOptions = {
+  maxConnections?: number;
+  /** How long to wait for a connection to open (ms; default: no limit). */
+  connectTimeoutMs?: number;
+  /**
+   * Whether `prepareAs` names statements (default true). Off for an embedded database served by
+   * its owner: its connections share one session, where one connection's name would collide with
+   * another's.
+   */
+  namedStatements?: boolean;
+};
+
 /** Opens a PostgreSQL pool for a `postgres://` URL. */
-export async function openPostgres(
-  url: string,
-  options: { maxConnections?: number } = {},
-): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, types: typeParsers });
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 0,
+    types: typeParsers,
+  });
   pool.on("error", () => {
     // An idle client lost its connection; the pool replaces it on the next query.
   });
-  const base = runner(pool, false);
+  const named = options.namedStatements ?? true;
+  const base = runner(pool, false, named);
   return {
     kind: "postgres",
     ...base,
@@ -96,7 +115,7 @@ export async function openPostgres(
       const client = await pool.connect();
       try {
         await client.query("BEGIN");
-        const result = await work(runner(client, true));
+        const result = await work(runner(client, true, named));
         await client.query("COMMIT");
         return result;
       } catch (error) {

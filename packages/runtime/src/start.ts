@@ -68,9 +68,19 @@ export function runStandalone<Config extends BaseServiceConfig>(
   return runMain(async () => {
     const config = definition.loadConfig(env);
     routeConsoleTo(createLogger({ name: "console", level: config.logLevel }));
-    const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
-    const service = await startService(definition, config, db);
+    const db = await openDatabase(
+      { url: config.databaseUrl, dataDir: config.dataDir },
+      { role: "owner", holder: `npm start -w services/${definition.name}` },
+    );
+    let service: StartedService;
+    try {
+      service = await startService(definition, config, db);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
     process.stdout.write(`${definition.title} listening on ${service.url} (docs: ${service.url}/docs)\n`);
+    if (db.endpoint) process.stdout.write(`Its embedded database, for psql and the CLIs: ${db.endpoint}\n`);
     return {
       async stop() {
         await service.stop();

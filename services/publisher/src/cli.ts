@@ -12,7 +12,10 @@ const config = loadPublisherConfig(apiVariables(process.env));
 process.exitCode = await runCli(process.argv.slice(2), {
   io: { out: (text) => process.stdout.write(`${text}\n`), err: (text) => process.stderr.write(`${text}\n`) },
   async openDatabase() {
-    const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+    const db = await openDatabase(
+      { url: config.databaseUrl, dataDir: config.dataDir },
+      { holder: "npm run publisher" },
+    );
     await migrateService(publisherService, db);
     return db;
   },

@@ -1,3 +1,4 @@
 export { createApp, type PublisherDeps } from "./app.ts";
 export { loadPublisherConfig, type PublisherConfig } from "./config.ts";
+export { startWorkerProcess } from "./publishing/worker-process.ts";
 export { publisherService } from "./service.ts";

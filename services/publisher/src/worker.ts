@@ -1,52 +1,11 @@
 /**
  * The worker process (`npm run worker -w services/publisher`): publishing workers only, on the
  * configured database. Run as many as needed against one PostgreSQL; each claims due targets
- * with its own id. (On embedded PGlite the API process runs the workers: one process per data
- * directory.)
+ * with its own id. On embedded PGlite it connects through the process that owns the data folder
+ * (or holds the folder itself while none runs). Beside `npm start`, `npm run worker` at the root
+ * starts one with the platform's settings.
  */
-import { createLogger, createTextSealer, type Env, loadConfig, routeConsoleTo, runMain } from "@app/core";
-import { openDatabase } from "@app/db";
-import { migrateService } from "@app/runtime";
-import { loadPublisherConfig } from "./config.ts";
-import { createAdapters } from "./platforms/index.ts";
-import { createPublishing } from "./publishing/index.ts";
-import { publishingSchema, publishingVariables, toPublishingSettings } from "./publishing/settings.ts";
-import { publisherService } from "./service.ts";
-import { createStorage } from "./storage/index.ts";
+import { runMain } from "@app/core";
+import { startWorkerProcess } from "./publishing/worker-process.ts";
 
-/** Both halves' settings: the service's own, and publishing's (until config.ts holds them too). */
-export function loadWorkerConfig(env: Env) {
-  const mine = new Set(Object.keys(publishingVariables));
-  const rest = Object.fromEntries(Object.entries(env).filter(([name]) => !mine.has(name)));
-  return {
-    service: loadPublisherConfig(rest),
-    publishing: toPublishingSettings(loadConfig(publishingSchema, env)),
-  };
-}
-
-await runMain(async () => {
-  const { service, publishing: settings } = loadWorkerConfig(process.env);
-  const logger = createLogger({ name: "publisher-worker", level: service.logLevel });
-  routeConsoleTo(logger);
-  const db = await openDatabase({ url: service.databaseUrl, dataDir: service.dataDir });
-  await migrateService(publisherService, db);
-  const publicUrl = service.publicUrl ?? `http://${service.host}:${service.port}`;
-  const storage = createStorage(service.storage, () => publicUrl);
-  const publishing = createPublishing({
-    db,
-    logger,
-    storage,
-    adapters: createAdapters(settings.platforms),
-    sealer: createTextSealer(settings.tokenSecret, "publisher.connections"),
-    media: { trustedOrigins: [new URL(publicUrl).origin, ...settings.trustedMediaOrigins] },
-    tuning: { tiktokProcessingTimeoutMs: settings.workers.tiktokProcessingTimeoutMs },
-  });
-  const workers = publishing.startWorkers(settings.workers);
-  logger.info({ concurrency: settings.workers.concurrency }, "publisher workers running");
-  return {
-    async stop() {
-      await workers.stop();
-      await db.close();
-    },
-  };
-});
+await runMain(() => startWorkerProcess(process.env, "npm run worker -w services/publisher"));

@@ -1,0 +1,281 @@
+import { chmod, mkdir, unlink } from "node:fs/promises";
+import { createServer, type Server, type Socket } from "node:net";
+import { join, resolve } from "node:path";
+import type { PGlite } from "@electric-sql/pglite";
+import {
+  CANCEL_REQUEST,
+  endsACycle,
+  errorResponse,
+  type FrontendMessage,
+  GSSENC_REQUEST,
+  nextMessage,
+  PROTOCOL_V3,
+  ProtocolViolation,
+  queryMessage,
+  ReadyForQueryTail,
+  SSL_REQUEST,
+  SYNC_MESSAGE,
+  type TransactionStatus,
+  untypedCode,
+} from "./wire-protocol.ts";
+
+/**
+ * How long a connection may keep the database to itself while sending nothing (an open
+ * transaction, or an extended-protocol cycle not yet synced). PGlite is one session: while one
+ * connection holds it, every other statement waits, the platform's included.
+ */
+export const SESSION_IDLE_TIMEOUT_MS = 10_000;
+
+/** The longest Unix socket path the platforms accept (macOS: 104 bytes with its NUL). */
+const MAX_SOCKET_PATH = 103;
+
+/** PostgreSQL's socket file name for the default port, so `psql -h <dir>` finds it. */
+const SOCKET_FILE = ".s.PGSQL.5432";
+
+export type WireServer = {
+  /** A PostgreSQL URL reaching the database (node-postgres and libpq both read it). */
+  readonly url: string;
+  close(): Promise<void>;
+};
+
+/**
+ * Takes PGlite's transaction lock (the one its own `query` and `transaction` take) and keeps it
+ * until the returned function is called, so a connection's statements never interleave with
+ * another's or with the owning process's own.
+ */
+function takeSession(pg: PGlite): Promise<() => void> {
+  return new Promise((granted) => {
+    void pg._runExclusiveTransaction(() => new Promise<void>((release) => granted(release)));
+  });
+}
+
+/**
+ * One client connection. Messages are run one at a time on PGlite; the connection holds the
+ * session from the first message of a cycle until PGlite is idle again (a ReadyForQuery with
+ * status I), so an open transaction or an unsynced extended-protocol cycle is never interleaved.
+ */
+class WireConnection {
+  private buffer: Buffer = Buffer.alloc(0);
+  private started = false;
+  private releaseSession: (() => void) | undefined;
+  private cycleOpen = false;
+  private status: TransactionStatus = "I";
+  private draining: Promise<void> | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly tail = new ReadyForQueryTail();
+  readonly finished: Promise<void>;
+
+  constructor(
+    private readonly pg: PGlite,
+    private readonly socket: Socket,
+    private readonly idleTimeoutMs: number,
+  ) {
+    socket.setNoDelay(true);
+    socket.on("data", (chunk: Buffer) => {
+      this.clearIdleTimer();
+      this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+      this.drain();
+    });
+    socket.on("error", () => {
+      // A client gone mid-write: the close that follows cleans up.
+    });
+    this.finished = new Promise((done) => socket.once("close", () => void this.cleanUp().finally(done)));
+  }
+
+  private drain(): void {
+    if (this.draining) return;
+    this.draining = this.runBuffered().finally(() => {
+      this.draining = undefined;
+      if (!this.closed && this.buffer.length > 0 && nextMessageSafe(this.buffer, this.started)) this.drain();
+    });
+  }
+
+  private async runBuffered(): Promise<void> {
+    try {
+      for (;;) {
+        const next = nextMessage(this.buffer, this.started);
+        if (!next || this.closed) break;
+        this.buffer = next.rest;
+        await this.handle(next.message);
+      }
+    } catch (error) {
+      const text = error instanceof ProtocolViolation ? error.message : "the embedded database failed";
+      this.fail("08P01", text);
+      return;
+    }
+    if (this.releaseSession && !this.closed) this.startIdleTimer();
+  }
+
+  private async handle(message: FrontendMessage): Promise<void> {
+    if (!this.started) {
+      const code = untypedCode(message);
+      if (code === SSL_REQUEST || code === GSSENC_REQUEST) {
+        this.socket.write("N");
+        return;
+      }
+      if (code === CANCEL_REQUEST) {
+        this.socket.destroy();
+        return;
+      }
+      if (code !== PROTOCOL_V3) throw new ProtocolViolation(`unsupported protocol ${code}`);
+      this.started = true;
+    } else if (message.type === "X") {
+      // Restored before the socket ends, so a client whose close has resolved finds it done.
+      this.closed = true;
+      await this.restoreSession();
+      this.socket.end();
+      return;
+    }
+    this.releaseSession ??= await takeSession(this.pg);
+    await this.run(message.bytes, (data) => this.socket.write(data));
+    if (message.type === "" || endsACycle(message.type)) {
+      const status = this.tail.status();
+      this.cycleOpen = status === undefined;
+      if (status) this.status = status;
+    } else {
+      this.cycleOpen = true;
+    }
+    if (!this.cycleOpen && this.status === "I") this.letGo();
+  }
+
+  /** Runs one message on PGlite (the session must be held), handing its output to `write`. */
+  private run(bytes: Uint8Array, write: (data: Buffer) => void): Promise<void> {
+    this.tail.reset();
+    return this.pg._runExclusiveQuery(() =>
+      this.pg.execProtocolRawStream(bytes, {
+        onRawData: (data) => {
+          this.tail.push(data);
+          if (!this.closed) write(Buffer.from(data));
+        },
+      }),
+    );
+  }
+
+  private letGo(): void {
+    this.clearIdleTimer();
+    const release = this.releaseSession;
+    this.releaseSession = undefined;
+    release?.();
+  }
+
+  private startIdleTimer(): void {
+    this.clearIdleTimer();
+    this.idleTimer = setTimeout(
+      () => this.fail("25P03", "terminating connection: it held the embedded database idle for too long"),
+      this.idleTimeoutMs,
+    );
+    this.idleTimer.unref();
+  }
+
+  private clearIdleTimer(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  /** Ends the connection with a FATAL error; the close cleans up. */
+  fail(code: string, message: string): void {
+    if (this.closed) return;
+    this.socket.end(errorResponse("FATAL", code, message));
+    this.socket.destroySoon?.();
+  }
+
+  private async cleanUp(): Promise<void> {
+    this.closed = true;
+    this.clearIdleTimer();
+    await this.draining;
+    await this.restoreSession();
+  }
+
+  private restored: Promise<void> | undefined;
+
+  /**
+   * Once the client is done: whatever it left open is rolled back (an unsynced cycle's work
+   * included: the ROLLBACK comes before the Sync that would commit it), its session settings are
+   * reset, and the session is let go. Once per connection.
+   */
+  private restoreSession(): Promise<void> {
+    this.restored ??= this.rollBackAndReset();
+    return this.restored;
+  }
+
+  private async rollBackAndReset(): Promise<void> {
+    this.clearIdleTimer();
+    if (!this.started) return this.letGo();
+    this.releaseSession ??= await takeSession(this.pg);
+    const discard = () => undefined;
+    try {
+      if (this.cycleOpen) {
+        await this.run(queryMessage("ROLLBACK"), discard);
+        await this.run(SYNC_MESSAGE, discard);
+      }
+      if (this.status !== "I" || this.cycleOpen) await this.run(queryMessage("ROLLBACK"), discard);
+      await this.run(queryMessage("RESET ALL"), discard);
+    } catch {
+      // PGlite itself failed; its owner finds out on its next statement.
+    } finally {
+      this.letGo();
+    }
+  }
+}
+
+function nextMessageSafe(buffer: Buffer, started: boolean): boolean {
+  try {
+    return nextMessage(buffer, started) !== undefined;
+  } catch {
+    return true;
+  }
+}
+
+function listen(server: Server, target: { path: string } | { host: string; port: number }): Promise<void> {
+  return new Promise((done, failed) => {
+    server.once("error", failed);
+    server.listen(target, () => {
+      server.off("error", failed);
+      done();
+    });
+  });
+}
+
+/**
+ * Serves a PGlite instance over the PostgreSQL wire protocol to other processes of this
+ * machine: on a Unix socket in `socketDir` (mode 0700: its owner only) when the path fits, else on
+ * a loopback port. The statements of every connection and of the owning process run one at a
+ * time, a transaction or extended-protocol cycle whole.
+ */
+export async function serveOverWire(
+  pg: PGlite,
+  options: { socketDir: string; idleTimeoutMs?: number },
+): Promise<WireServer> {
+  const connections = new Set<WireConnection>();
+  const server = createServer((socket) => {
+    const connection = new WireConnection(pg, socket, options.idleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS);
+    connections.add(connection);
+    void connection.finished.then(() => connections.delete(connection));
+  });
+  const socketDir = resolve(options.socketDir);
+  const socketPath = join(socketDir, SOCKET_FILE);
+  let url: string;
+  if (Buffer.byteLength(socketPath) <= MAX_SOCKET_PATH) {
+    await mkdir(socketDir, { recursive: true, mode: 0o700 });
+    await chmod(socketDir, 0o700);
+    // Left by an owner that died: ours to replace, since we hold the folder's lock.
+    await unlink(socketPath).catch(() => undefined);
+    await listen(server, { path: socketPath });
+    url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
+  } else {
+    await listen(server, { host: "127.0.0.1", port: 0 });
+    const { port } = server.address() as { port: number };
+    url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  }
+  return {
+    url,
+    async close() {
+      const closing = new Promise<void>((done) => server.close(() => done()));
+      for (const connection of connections)
+        connection.fail("57P01", "the embedded database is shutting down");
+      await Promise.all([...connections].map((connection) => connection.finished));
+      await closing;
+    },
+  };
+}
