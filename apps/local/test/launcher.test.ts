@@ -1,60 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { type Database, openDatabase } from "@app/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalManifest } from "../src/platform.ts";
 import { platformServices } from "../src/services.ts";
-
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const PORT_VARIABLES = [
-  ...platformServices.map((service) => `${service.name.toUpperCase()}_PORT`),
-  "FORTUNE_CHAIN_PORT",
-];
-
-type Launch = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
-
-/** Starts `npm start`'s entry point as its own process, every service on a free port. */
-function launch(dataDir: string, extraEnv: Record<string, string> = {}): Launch {
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    DATA_DIR: dataDir,
-    ...extraEnv,
-  };
-  delete env.DATABASE_URL;
-  for (const variable of PORT_VARIABLES) env[variable] ??= "0";
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/local/src/main.ts"], { cwd: ROOT, env });
-  let output = "";
-  child.stdout?.on("data", (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-/** Opens the launcher's PGlite folder while no launcher runs. */
-async function withStoredDatabase<T>(dataDir: string, work: (db: Database) => Promise<T>): Promise<T> {
-  const db = await openDatabase({ dataDir });
-  try {
-    return await work(db);
-  } finally {
-    await db.close();
-  }
-}
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { launch, waitFor, withStoredDatabase } from "./support/launch.ts";
 
 type GatewayDemo = { gatewayKey: string };
 
