@@ -1,4 +1,5 @@
 import { cpus } from "node:os";
+import { benchEmbeddedDatabase } from "./embedded-db.ts";
 import { benchFortune } from "./fortune.ts";
 import { benchGateway } from "./gateway.ts";
 import { benchHttpStack } from "./http-stack.ts";
@@ -6,13 +7,14 @@ import { benchPublisher } from "./publisher.ts";
 
 /**
  * `npm run bench`: every benchmark of the platform, each against a baseline measured
- * in the same run. `BENCH_ONLY=http`, `fortune`, `gateway` or `publisher` runs one section;
+ * in the same run. `BENCH_ONLY=http`, `db`, `fortune`, `gateway` or `publisher` runs one section;
  * `BENCH_SECONDS` shortens or lengthens the timed phases; `BENCH_UPLOAD_MB` (512), `BENCH_TARGETS`
  * (10000) and `BENCH_SPREAD_SECONDS` (60) shrink the publisher's uploads and scheduled targets.
  */
 const only = process.env.BENCH_ONLY;
 process.stdout.write(`Benchmarks on ${process.version}, ${cpus().length} cores\n`);
 if (!only || only === "http") await benchHttpStack();
+if (!only || only === "db") await benchEmbeddedDatabase();
 if (!only || only === "fortune") await benchFortune();
 if (!only || only === "gateway") await benchGateway();
 if (!only || only === "publisher") await benchPublisher();

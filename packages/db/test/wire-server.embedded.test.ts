@@ -125,6 +125,21 @@ describe("the embedded database served to other processes", () => {
     expect(results).toEqual(results.map((_, i) => [{ n: i, s: `v${i}` }]));
   });
 
+  it("answers an error inside a cycle sent in one piece, and carries on", async () => {
+    await expect(client.query("SELEC 1")).rejects.toThrow(/syntax error/);
+    await expect(client.query("SELECT $1::int AS n", ["not a number"])).rejects.toThrow(
+      /invalid input syntax/,
+    );
+    await expect(
+      client.transaction(async (tx) => {
+        await tx.query("INSERT INTO public.marks VALUES ('before-error')");
+        await tx.query("SELECT 1/0");
+      }),
+    ).rejects.toThrow(/division by zero/);
+    expect(await count(client, "before-error")).toBe(0);
+    expect(await client.query("SELECT 2 AS n")).toEqual([{ n: 2 }]);
+  });
+
   it("keeps every increment of transactions from both sides", async () => {
     await owner.exec("CREATE TABLE public.counter (n int NOT NULL); INSERT INTO public.counter VALUES (0)");
     const bump = (db: Database) =>

@@ -55,6 +55,29 @@ export function nextMessage(
   };
 }
 
+/**
+ * Cuts off the messages that can run on PGlite in one call: after the startup, the whole messages
+ * waiting up to and including the first that ends a cycle (Parse, Bind, Describe, Execute and
+ * Sync arrive together from most clients), never a Terminate with others.
+ */
+export function nextBatch(
+  buffer: Buffer,
+  started: boolean,
+): { message: FrontendMessage; rest: Buffer } | undefined {
+  const first = nextMessage(buffer, started);
+  if (!first || !started || first.message.type === "X" || endsACycle(first.message.type)) return first;
+  let { rest } = first;
+  let type = first.message.type;
+  for (;;) {
+    const next = nextMessage(rest, true);
+    if (!next || next.message.type === "X") break;
+    rest = next.rest;
+    type = next.message.type;
+    if (endsACycle(type)) break;
+  }
+  return { message: { type, bytes: buffer.subarray(0, buffer.length - rest.length) }, rest };
+}
+
 /** The code of an untyped message (its second 32-bit word: a protocol version or a request code). */
 export function untypedCode(message: FrontendMessage): number {
   return message.bytes.length >= 8 ? message.bytes.readInt32BE(4) : -1;

@@ -8,6 +8,7 @@ import {
   errorResponse,
   type FrontendMessage,
   GSSENC_REQUEST,
+  nextBatch,
   nextMessage,
   PROTOCOL_V3,
   ProtocolViolation,
@@ -94,7 +95,7 @@ class WireConnection {
   private async runBuffered(): Promise<void> {
     try {
       for (;;) {
-        const next = nextMessage(this.buffer, this.started);
+        const next = nextBatch(this.buffer, this.started);
         if (!next || this.closed) break;
         this.buffer = next.rest;
         await this.handle(next.message);
@@ -107,6 +108,7 @@ class WireConnection {
     if (this.releaseSession && !this.closed) this.startIdleTimer();
   }
 
+  /** Runs one message, or a batch of typed messages (`type`: the last one's). */
   private async handle(message: FrontendMessage): Promise<void> {
     if (!this.started) {
       const code = untypedCode(message);
