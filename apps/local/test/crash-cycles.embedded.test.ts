@@ -94,6 +94,7 @@ describe("the embedded database under crashes", () => {
       );
       expect(found).toEqual({ posts: posts.length, keys: keys.length });
     });
+    process.stdout.write(`${CYCLES} SIGKILL cycles: ${posts.length} posts and ${keys.length} keys acknowledged, all found\n`);
     expect(posts.length).toBeGreaterThan(CYCLES);
     expect(keys.length).toBeGreaterThan(0);
     await rm(dataDir, { recursive: true, force: true });
