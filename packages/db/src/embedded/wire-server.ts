@@ -27,6 +27,9 @@ import {
  */
 export const SESSION_IDLE_TIMEOUT_MS = 10_000;
 
+/** How long a connection ended with an error may take to close its end before it is cut. */
+const FAILED_SOCKET_GRACE_MS = 1_000;
+
 /** The longest Unix socket path the platforms accept (macOS: 104 bytes with its NUL). */
 const MAX_SOCKET_PATH = 103;
 
@@ -176,10 +179,17 @@ class WireConnection {
   }
 
   /** Ends the connection with a FATAL error; the close cleans up. */
+  /**
+   * Ends the connection with a FATAL error. What it held is rolled back and let go at once (not
+   * when the client gets round to closing its end), and the socket is destroyed after a grace.
+   */
   fail(code: string, message: string): void {
     if (this.closed) return;
+    this.closed = true;
+    this.clearIdleTimer();
     this.socket.end(errorResponse("FATAL", code, message));
-    this.socket.destroySoon?.();
+    setTimeout(() => this.socket.destroy(), FAILED_SOCKET_GRACE_MS).unref();
+    void (this.draining ?? Promise.resolve()).then(() => this.restoreSession());
   }
 
   private async cleanUp(): Promise<void> {
