@@ -42,15 +42,34 @@ for (const [network, prefix] of [
   forbidden.addSubnet(network, prefix, "ipv6");
 }
 
-/** The IPv4 address inside an IPv4-mapped or -compatible IPv6 address (`::ffff:127.0.0.1`), if any. */
-function embeddedIpv4(address: string): string | undefined {
-  const match = /^(?:0{0,4}:){0,5}(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/i.exec(address.replace(/^::/, "0:"));
-  if (match) return match[1];
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (!hex) return undefined;
-  const high = Number.parseInt(hex[1] ?? "0", 16);
-  const low = Number.parseInt(hex[2] ?? "0", 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
+/** The 16 bytes of an IPv6 address (a dotted IPv4 tail allowed), or undefined when it is not one. */
+function ipv6Bytes(address: string): number[] | undefined {
+  if (isIP(address) !== 6) return undefined;
+  let text = address.toLowerCase();
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted?.[1]) {
+    const [a = 0, b = 0, c = 0, d = 0] = dotted[1].split(".").map(Number);
+    text = `${text.slice(0, -dotted[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const groups = (part: string) =>
+    part === "" ? [] : part.split(":").map((group) => Number.parseInt(group, 16));
+  const front = groups(head);
+  const back = tail === undefined ? [] : groups(tail);
+  const words = [...front, ...Array(8 - front.length - back.length).fill(0), ...back];
+  return words.flatMap((word) => [word >> 8, word & 255]);
+}
+
+/**
+ * The IPv4 address an IPv6 address carries in its last 32 bits when it is IPv4-mapped
+ * (`::ffff:0:0/96`), IPv4-translated (`::ffff:0:0:0/96`) or IPv4-compatible (`::/96`, deprecated):
+ * forms a stack may route to the IPv4 address itself.
+ */
+function embeddedIpv4(bytes: number[]): string | undefined {
+  const zeros = (from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
+  const isFfff = (at: number) => bytes[at] === 255 && bytes[at + 1] === 255;
+  const carries = (zeros(0, 10) && isFfff(10)) || (zeros(0, 8) && isFfff(8) && zeros(10, 12)) || zeros(0, 12);
+  return carries ? bytes.slice(12).join(".") : undefined;
 }
 
 /** True when a server-side fetch may connect to this IP address (a public unicast address). */
@@ -58,8 +77,9 @@ export function isPublicAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, "").split("%")[0] ?? "";
   const family = isIP(bare);
   if (family === 4) return !forbidden.check(bare, "ipv4");
-  if (family !== 6) return false;
-  const inner = embeddedIpv4(bare);
-  if (inner !== undefined) return isIP(inner) === 4 && !forbidden.check(inner, "ipv4");
+  const bytes = family === 6 ? ipv6Bytes(bare) : undefined;
+  if (!bytes) return false;
+  const inner = embeddedIpv4(bytes);
+  if (inner !== undefined) return !forbidden.check(inner, "ipv4");
   return !forbidden.check(bare, "ipv6");
 }

@@ -79,6 +79,9 @@ describe("media URLs are fetched with guards against server-side request forgery
   it("refuses IPv6 loopback and IPv4-mapped private addresses", async () => {
     expect(await refusal("http://[::1]:5432/")).toBe("MEDIA_URL_REJECTED");
     expect(await refusal("http://[::ffff:10.0.0.1]/")).toBe("MEDIA_URL_REJECTED");
+    expect(await refusal("http://[::7f00:1]:5432/")).toBe("MEDIA_URL_REJECTED");
+    expect(await refusal("http://[::127.0.0.1]/")).toBe("MEDIA_URL_REJECTED");
+    expect(await refusal("http://[::ffff:0:7f00:1]/")).toBe("MEDIA_URL_REJECTED");
   });
   it("refuses media announced over 512 MB before reading it", async () => {
     expect(await refusal(`${host.url}/huge`)).toBe("MEDIA_TOO_LARGE");
@@ -107,6 +110,16 @@ describe("the address policy and the type sniffer", () => {
       "::ffff:127.0.0.1",
       "::ffff:7f00:1",
       "64:ff9b::a9fe:a9fe",
+      // IPv4-compatible (::/96) and IPv4-translated (::ffff:0:0/96) forms of loopback and metadata
+      "::7f00:1",
+      "::127.0.0.1",
+      "0:0:0:0:0:0:7f00:1",
+      "::ffff:0:7f00:1",
+      "::ffff:0:127.0.0.1",
+      "::ffff:0:a9fe:a9fe",
+      "::a9fe:a9fe",
+      "0000:0000:0000:0000:0000:ffff:7f00:0001",
+      "::ffff:0:0",
       "not-an-ip",
     ]) {
       expect(isPublicAddress(address), address).toBe(false);
