@@ -9,6 +9,7 @@ import { defaultSandboxSettings, type SandboxSettings } from "../src/config.ts";
 import type { SandboxContext } from "../src/context.ts";
 import { DEMO_GOOGLE, DEMO_TIKTOK } from "../src/demo.ts";
 import { pkceS256 } from "../src/kit/oauth-grants.ts";
+import { tiktokPkceChallenge } from "../src/tiktok/pkce.ts";
 
 /** The sandbox keeps no state in its database: readiness only pings it, which tests do not call. */
 const noDatabase = { query: async () => [] } as unknown as Database;
@@ -103,7 +104,7 @@ export async function tiktokTokens(
         response_type: "code",
         scope: scopes.join(","),
         state: "t1",
-        code_challenge: pkceS256(verifier),
+        code_challenge: tiktokPkceChallenge(verifier),
         code_challenge_method: "S256",
         decision: "allow",
         account: openId,

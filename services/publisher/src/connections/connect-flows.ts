@@ -4,12 +4,12 @@ import type { Database } from "@app/db";
 import type { Platform } from "../contracts/post.ts";
 import { PlatformError } from "../platforms/errors.ts";
 import type { Adapters } from "../platforms/index.ts";
+import { newPkceVerifier } from "../platforms/pkce.ts";
 import { findAccount } from "../store/accounts.ts";
 import { type ConnectionSecrets, upsertConnection } from "../store/connections.ts";
 import { consumeOAuthGrant, insertOAuthGrant } from "../store/connections-oauth-grants.ts";
 import { consumeOAuthState, insertOAuthState } from "../store/connections-oauth-states.ts";
 import { ConnectionError } from "./errors.ts";
-import { newPkcePair } from "./pkce.ts";
 import { blueskySecrets } from "./refresh.ts";
 
 export type OAuthPlatform = "youtube" | "tiktok";
@@ -39,7 +39,7 @@ export async function startConnect(
   input: { accountId: string; platform: OAuthPlatform },
 ): Promise<{ authorizeUrl: string; expiresIn: number }> {
   const state = randomBytes(32).toString("base64url");
-  const { verifier, challenge } = newPkcePair();
+  const verifier = newPkceVerifier();
   const redirectUri = `${deps.publicUrl.replace(/\/$/, "")}${callbackPath(input.platform)}`;
   const now = deps.clock.now();
   await insertOAuthState(deps.db, {
@@ -53,7 +53,7 @@ export async function startConnect(
   });
   const authorizeUrl = deps.adapters[input.platform].oauth.authorizeUrl({
     state,
-    codeChallenge: challenge,
+    codeVerifier: verifier,
     redirectUri,
   });
   return { authorizeUrl, expiresIn: STATE_TTL_MS / 1000 };

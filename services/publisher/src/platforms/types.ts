@@ -9,8 +9,11 @@ export type OAuthTokens = {
 
 /** One platform's OAuth 2.0 authorization-code flow (with PKCE) and refresh grant. */
 export interface OAuthClient {
-  /** The page a user is sent to, to grant access. */
-  authorizeUrl(input: { state: string; codeChallenge: string; redirectUri: string }): string;
+  /**
+   * The page a user is sent to, to grant access. The PKCE challenge is derived from `codeVerifier`
+   * the way the platform documents it (Google: RFC 7636 base64url; TikTok: hex).
+   */
+  authorizeUrl(input: { state: string; codeVerifier: string; redirectUri: string }): string;
   /** Trades an authorization code for tokens. */
   exchangeCode(input: { code: string; codeVerifier: string; redirectUri: string }): Promise<OAuthTokens>;
   /**

@@ -133,6 +133,8 @@ describe("connecting accounts through the platforms' OAuth flows", () => {
     await ensureAccounts(db);
     const app = appFor(db);
     const { authorizeUrl } = await authorize(app, "tiktok", "key-b");
+    // TikTok's encoding of the S256 challenge: hex, not RFC 7636's base64url (the twin refuses that).
+    expect(new URL(authorizeUrl).searchParams.get("code_challenge")).toMatch(/^[0-9a-f]{64}$/);
     const granted = await approveOnSandbox(authorizeUrl, DEMO_TIKTOK.creators.public.openId);
     const first = await callback(app, "tiktok", granted);
     expect(first.res.status).toBe(200);

@@ -3,9 +3,10 @@ import { requestHeader } from "@app/core";
 import type { SandboxContext } from "../context.ts";
 import { DEMO_TIKTOK } from "../demo.ts";
 import { PlatformFailure } from "../kit/failure.ts";
-import { type Grant, pkceS256 } from "../kit/oauth-grants.ts";
+import type { Grant } from "../kit/oauth-grants.ts";
 import { mountOperation } from "../kit/operations.ts";
 import { tiktokOAuthErrors } from "./errors.ts";
+import { tiktokPkceChallenge } from "./pkce.ts";
 
 function tokens(ctx: SandboxContext, grant: Grant, replacing?: string) {
   const { accessTokenTtlSeconds, refreshTokenTtlSeconds } = ctx.settings.tiktok;
@@ -34,7 +35,7 @@ function exchangeCode(ctx: SandboxContext, form: URLSearchParams) {
   }
   if (code.codeChallenge) {
     const verifier = form.get("code_verifier") ?? "";
-    if (pkceS256(verifier) !== code.codeChallenge) {
+    if (tiktokPkceChallenge(verifier) !== code.codeChallenge) {
       throw new PlatformFailure(400, "invalid_request", "Code verifier or code challenge is invalid.");
     }
   }

@@ -1,7 +1,8 @@
+import { createHash } from "node:crypto";
 import { json } from "@app/testkit";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { DEMO_TIKTOK } from "../../src/demo.ts";
-import { pkceS256 } from "../../src/kit/oauth-grants.ts";
+import { tiktokPkceChallenge } from "../../src/tiktok/pkce.ts";
 import {
   form,
   locationParams,
@@ -32,7 +33,7 @@ async function consent(verifier: string, extra: Record<string, string> = {}) {
         response_type: "code",
         scope: "user.info.basic,video.publish",
         state: "s1",
-        code_challenge: pkceS256(verifier),
+        code_challenge: tiktokPkceChallenge(verifier),
         code_challenge_method: "S256",
         decision: "allow",
         account: DEMO_TIKTOK.creators.public.openId,
@@ -88,6 +89,24 @@ describe("TikTok Login Kit and POST /v2/oauth/token/: errors", () => {
       code: redirect.get("code") ?? "",
       redirect_uri: TIKTOK_REDIRECT,
       code_verifier: "wrong-verifier-0123456789-0123456789-0123456789",
+    });
+    expect(res.status).toBe(400);
+    expect(await json(res)).toMatchObject({
+      error: "invalid_request",
+      error_description: "Code verifier or code challenge is invalid.",
+    });
+  });
+
+  test("a base64url challenge (RFC 7636's encoding, not TikTok's hex) is invalid_request at the token step", async () => {
+    const verifier = "rfc7636-verifier-0123456789-0123456789-0123456789";
+    const redirect = await consent(verifier, {
+      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+    });
+    const res = await token({
+      grant_type: "authorization_code",
+      code: redirect.get("code") ?? "",
+      redirect_uri: TIKTOK_REDIRECT,
+      code_verifier: verifier,
     });
     expect(res.status).toBe(400);
     expect(await json(res)).toMatchObject({

@@ -1,6 +1,7 @@
 import type { Clock } from "@app/core";
 import { kindOfStatus, PlatformError, parseRetryAfter } from "../errors.ts";
 import { formBody, platformFetch, readJson, stringField } from "../http.ts";
+import { pkceChallenge } from "../pkce.ts";
 import { expiryAfter, type OAuthClient, type OAuthTokens } from "../types.ts";
 
 /** Where TikTok's Login Kit endpoints are and the app a user registers with TikTok for Developers. */
@@ -53,7 +54,7 @@ export function createTikTokOAuthClient(config: TikTokOAuthConfig, clock: Clock)
   }
 
   return {
-    authorizeUrl({ state, codeChallenge, redirectUri }) {
+    authorizeUrl({ state, codeVerifier, redirectUri }) {
       const url = new URL(`${config.authorizeBase}/v2/auth/authorize/`);
       url.search = new URLSearchParams({
         client_key: config.clientKey,
@@ -61,7 +62,7 @@ export function createTikTokOAuthClient(config: TikTokOAuthConfig, clock: Clock)
         response_type: "code",
         redirect_uri: redirectUri,
         state,
-        code_challenge: codeChallenge,
+        code_challenge: pkceChallenge(codeVerifier, "hex"),
         code_challenge_method: "S256",
       }).toString();
       return url.toString();

@@ -1,6 +1,7 @@
 import type { Clock } from "@app/core";
 import { kindOfStatus, PlatformError, parseRetryAfter } from "../errors.ts";
 import { formBody, platformFetch, readJson, stringField } from "../http.ts";
+import { pkceChallenge } from "../pkce.ts";
 import { expiryAfter, type OAuthClient, type OAuthTokens } from "../types.ts";
 
 /** Where Google's OAuth endpoints are and the client a user registers in Google Cloud. */
@@ -55,7 +56,7 @@ export function createGoogleOAuthClient(config: GoogleOAuthConfig, clock: Clock)
   }
 
   return {
-    authorizeUrl({ state, codeChallenge, redirectUri }) {
+    authorizeUrl({ state, codeVerifier, redirectUri }) {
       const url = new URL(`${config.authorizeBase}/o/oauth2/v2/auth`);
       url.search = new URLSearchParams({
         client_id: config.clientId,
@@ -66,7 +67,7 @@ export function createGoogleOAuthClient(config: GoogleOAuthConfig, clock: Clock)
         prompt: "consent",
         include_granted_scopes: "true",
         state,
-        code_challenge: codeChallenge,
+        code_challenge: pkceChallenge(codeVerifier, "base64url"),
         code_challenge_method: "S256",
       }).toString();
       return url.toString();
