@@ -216,9 +216,15 @@ async function youtubeIdentity(adapters: Adapters, accessToken: string) {
   return { accountName: channel.title, platformAccountId: channel.id };
 }
 
+/**
+ * The creator's open_id, and the @username `creator_info` gives with `video.publish` (user info
+ * has it only under `user.info.profile`, which the publisher does not ask for); the display name
+ * when `creator_info` cannot answer.
+ */
 async function tiktokIdentity(adapters: Adapters, accessToken: string) {
   const user = await platformCall(() => adapters.tiktok.userInfo(accessToken));
-  return { accountName: user.username ?? user.displayName, platformAccountId: user.openId };
+  const creator = await adapters.tiktok.creatorInfo(accessToken).catch(() => undefined);
+  return { accountName: creator?.username || user.displayName, platformAccountId: user.openId };
 }
 
 /** A platform call whose refusal becomes a connect error (its reason kept, no token in it). */

@@ -4,6 +4,22 @@ import { mountOperation } from "../kit/operations.ts";
 import { tiktokErrors, tiktokOk } from "./errors.ts";
 import { tiktokCaller } from "./tiktok-auth.ts";
 
+/**
+ * The scope each user field needs (Get User Info reference, fields table; the 2024 scope
+ * migration moved `username` and the profile fields to `user.info.profile`). A field the granted
+ * scopes do not cover is left out of the answer.
+ */
+const USER_FIELD_SCOPES: Record<string, string> = {
+  username: "user.info.profile",
+  bio_description: "user.info.profile",
+  profile_deep_link: "user.info.profile",
+  is_verified: "user.info.profile",
+  follower_count: "user.info.stats",
+  following_count: "user.info.stats",
+  likes_count: "user.info.stats",
+  video_count: "user.info.stats",
+};
+
 /** `POST /v2/post/publish/creator_info/query/` and `GET /v2/user/info/`. */
 export function registerTikTokCreatorInfo(app: ServiceApp, ctx: SandboxContext): void {
   mountOperation(
@@ -39,11 +55,12 @@ export function registerTikTokCreatorInfo(app: ServiceApp, ctx: SandboxContext):
       platform: "tiktok",
       method: "get",
       path: "/v2/user/info/",
-      summary: "The authorising user (`fields=open_id,union_id,avatar_url,display_name`)",
+      summary:
+        "The authorising user: the requested `fields` the granted scopes cover (user.info.basic: open_id, union_id, avatar_url, display_name; user.info.profile: username, …)",
       errors: tiktokErrors,
     },
     (c) => {
-      const { creator } = tiktokCaller(c, ctx, ["user.info.basic"]);
+      const { creator, grant } = tiktokCaller(c, ctx, ["user.info.basic"]);
       const all: Record<string, string> = {
         open_id: creator.openId,
         union_id: `union${creator.openId}`,
@@ -52,7 +69,10 @@ export function registerTikTokCreatorInfo(app: ServiceApp, ctx: SandboxContext):
         username: creator.username,
       };
       const fields = (c.req.query("fields") ?? "open_id").split(",").map((field) => field.trim());
-      const user = Object.fromEntries(Object.entries(all).filter(([name]) => fields.includes(name)));
+      const granted = (name: string) => grant.scopes.includes(USER_FIELD_SCOPES[name] ?? "user.info.basic");
+      const user = Object.fromEntries(
+        Object.entries(all).filter(([name]) => fields.includes(name) && granted(name)),
+      );
       return tiktokOk(c, { user });
     },
   );

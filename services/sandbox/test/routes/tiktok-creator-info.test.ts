@@ -67,3 +67,20 @@ describe("POST /v2/post/publish/creator_info/query/: security", () => {
     expect((await json(await query(access_token))).error.code).toBe("access_token_invalid");
   });
 });
+
+describe("GET /v2/user/info/", () => {
+  const userInfo = (token: string, fields: string) =>
+    fetch(`${sandbox.url}/v2/user/info/?fields=${fields}`, { headers: { authorization: `Bearer ${token}` } });
+
+  test("answers the requested fields the granted scopes cover, and leaves out the others", async () => {
+    const { access_token } = await tiktokTokens(sandbox.url);
+    const res = await userInfo(access_token, "open_id,display_name,username,follower_count");
+    expect(res.status).toBe(200);
+    const body = (await json(res)) as { data: { user: Record<string, unknown> }; error: { code: string } };
+    expect(body.error.code).toBe("ok");
+    expect(body.data.user).toEqual({
+      open_id: DEMO_TIKTOK.creators.public.openId,
+      display_name: expect.any(String),
+    });
+  });
+});

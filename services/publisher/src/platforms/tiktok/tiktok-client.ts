@@ -30,7 +30,8 @@ export type PublishStatus = {
 /** The TikTok Content Posting API calls publishing makes (interface, so tests can swap it). */
 export interface TikTokAdapter {
   oauth: OAuthClient;
-  userInfo(accessToken: string): Promise<{ openId: string; displayName: string; username?: string }>;
+  /** The user's `open_id` and display name: the fields `user.info.basic` covers, the one user scope asked for. */
+  userInfo(accessToken: string): Promise<{ openId: string; displayName: string }>;
   creatorInfo(accessToken: string): Promise<CreatorInfo>;
   /** `video/init` (DIRECT_POST, with post_info) or `inbox/video/init` (MEDIA_UPLOAD) for a FILE_UPLOAD. */
   initVideo(
@@ -110,13 +111,9 @@ export function createTikTokClient(config: TikTokConfig, oauth: OAuthClient, clo
   return {
     oauth,
     async userInfo(accessToken) {
-      const data = await call(accessToken, "GET", "/v2/user/info/?fields=open_id,display_name,username");
+      const data = await call(accessToken, "GET", "/v2/user/info/?fields=open_id,display_name");
       const user = objectField(data, "user") ?? {};
-      return {
-        openId: required(user, "open_id"),
-        displayName: stringField(user, "display_name") ?? "",
-        username: stringField(user, "username"),
-      };
+      return { openId: required(user, "open_id"), displayName: stringField(user, "display_name") ?? "" };
     },
     async creatorInfo(accessToken) {
       const data = await call(accessToken, "POST", "/v2/post/publish/creator_info/query/", {});
