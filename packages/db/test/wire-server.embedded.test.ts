@@ -201,6 +201,58 @@ describe("the embedded database served to other processes", () => {
     expect(await owner.query("SHOW statement_timeout")).toEqual([{ statement_timeout: "0" }]);
   });
 
+  it("keeps a connection's settings its own: the owner's results and other connections are untouched", async () => {
+    const sql = "SELECT timestamptz '2026-03-04 05:06:07+00' AS at, '\\x0102'::bytea AS bytes, current_user AS who";
+    const before = await owner.query(sql);
+    const one = new pg.Client({ connectionString: owner.endpoint });
+    await one.connect();
+    try {
+      await one.query("SET DateStyle = 'SQL, DMY'; SET bytea_output = 'escape'; SET statement_timeout = 4321");
+      await one.query("CREATE ROLE wire_test_nobody; SET ROLE wire_test_nobody");
+      expect(await owner.query(sql)).toEqual(before);
+      expect(await client.query("SHOW statement_timeout")).toEqual([{ statement_timeout: "0" }]);
+      // The connection itself keeps what it set, from one statement to the next.
+      const kept = await one.query("SHOW DateStyle");
+      expect(kept.rows).toEqual([{ DateStyle: "SQL, DMY" }]);
+      expect((await one.query("SELECT current_user AS who")).rows).toEqual([{ who: "wire_test_nobody" }]);
+      expect((await one.query("SHOW statement_timeout")).rows).toEqual([{ statement_timeout: "4321ms" }]);
+    } finally {
+      await one.end();
+    }
+    expect(await owner.query(sql)).toEqual(before);
+  });
+
+  it("ends a connection that trickles a message it never finishes while it holds a transaction", async () => {
+    const raw = await rawConnection();
+    raw.socket.write(message("Q", cstring("BEGIN")));
+    await raw.untilReceived("Z\0\0\0\x05T");
+    const unfinished = message("Q", cstring("SELECT 'never finished'"));
+    let sent = 0;
+    const drip = setInterval(() => {
+      if (sent < unfinished.length - 1) raw.socket.write(unfinished.subarray(sent, ++sent));
+    }, IDLE_TIMEOUT_MS / 4);
+    try {
+      // Answered once the timeout ends the connection, though bytes kept coming.
+      expect(await count(owner, "never")).toBe(0);
+      await raw.closed;
+      expect(raw.received().toString("latin1")).toContain("25P03");
+    } finally {
+      clearInterval(drip);
+    }
+  });
+
+  it("ends a connection that stops reading a large answer while it holds a transaction", async () => {
+    const raw = await rawConnection();
+    raw.socket.pause();
+    raw.socket.write(message("Q", cstring("BEGIN")));
+    for (let i = 0; i < 4; i++) {
+      raw.socket.write(message("Q", cstring("SELECT repeat('x', 1000000) FROM generate_series(1, 10)")));
+    }
+    await sleep(100);
+    expect(await count(owner, "unread")).toBe(0);
+    raw.socket.destroy();
+  });
+
   it("answers psql (libpq, which asks for TLS first) on its URL", async () => {
     await owner.query("INSERT INTO public.marks VALUES ('for-psql')");
     const { stdout } = await run("psql", [

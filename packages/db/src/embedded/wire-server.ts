@@ -3,6 +3,13 @@ import { createServer, type Server, type Socket } from "node:net";
 import { join, resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import {
+  mayChangeSettings,
+  resetSettings,
+  restoreSettings,
+  type SessionSettings,
+  saveAndReset,
+} from "./session-settings.ts";
+import {
   CANCEL_REQUEST,
   endsACycle,
   errorResponse,
@@ -26,6 +33,9 @@ import {
  * connection holds it, every other statement waits, the platform's included.
  */
 export const SESSION_IDLE_TIMEOUT_MS = 10_000;
+
+/** Output a connection may leave unread before the owner stops running its next messages. */
+const MAX_UNSENT_OUTPUT = 8 * 1024 * 1024;
 
 /** How long a connection ended with an error may take to close its end before it is cut. */
 const FAILED_SOCKET_GRACE_MS = 1_000;
@@ -54,9 +64,11 @@ function takeSession(pg: PGlite): Promise<() => void> {
 }
 
 /**
- * One client connection. Messages are run one at a time on PGlite; the connection holds the
+ * One client connection. Messages are run on PGlite a cycle at a time; the connection holds the
  * session from the first message of a cycle until PGlite is idle again (a ReadyForQuery with
  * status I), so an open transaction or an unsynced extended-protocol cycle is never interleaved.
+ * Its settings are its own: saved and reset when it lets the session go, put back when it takes
+ * it again (`session-settings.ts`).
  */
 class WireConnection {
   private buffer: Buffer = Buffer.alloc(0);
@@ -64,6 +76,9 @@ class WireConnection {
   private releaseSession: (() => void) | undefined;
   private cycleOpen = false;
   private status: TransactionStatus = "I";
+  /** Set when a batch since the session was taken may have changed a setting. */
+  private settingsTouched = false;
+  private settings: SessionSettings = [];
   private draining: Promise<void> | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -77,7 +92,7 @@ class WireConnection {
   ) {
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => {
-      this.clearIdleTimer();
+      // Bytes alone do not restart the idle clock: only a whole message run does.
       this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
       this.drain();
     });
@@ -96,19 +111,41 @@ class WireConnection {
   }
 
   private async runBuffered(): Promise<void> {
+    let ran = false;
     try {
       for (;;) {
         const next = nextBatch(this.buffer, this.started);
         if (!next || this.closed) break;
         this.buffer = next.rest;
+        this.clearIdleTimer();
         await this.handle(next.message);
+        ran = true;
+        if (this.socket.writableLength > MAX_UNSENT_OUTPUT) await this.outputSent();
       }
     } catch (error) {
       const text = error instanceof ProtocolViolation ? error.message : "the embedded database failed";
       this.fail("08P01", text);
       return;
     }
-    if (this.releaseSession && !this.closed) this.startIdleTimer();
+    if (ran && this.releaseSession && !this.closed) this.startIdleTimer();
+  }
+
+  /**
+   * Waits until a client that is slow to read has taken most of its output, so one that never
+   * reads cannot make the owner buffer without end; one that holds the session meanwhile is
+   * ended by the idle timeout.
+   */
+  private outputSent(): Promise<void> {
+    if (this.releaseSession) this.startIdleTimer();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.socket.off("drain", done);
+        this.socket.off("close", done);
+        resolve();
+      };
+      this.socket.on("drain", done);
+      this.socket.on("close", done);
+    });
   }
 
   /** Runs one message, or a batch of typed messages (`type`: the last one's). */
@@ -132,7 +169,8 @@ class WireConnection {
       this.socket.end();
       return;
     }
-    this.releaseSession ??= await takeSession(this.pg);
+    await this.takeSession();
+    if (message.type !== "" && mayChangeSettings(message.bytes)) this.settingsTouched = true;
     await this.run(message.bytes, (data) => this.socket.write(data));
     if (message.type === "" || endsACycle(message.type)) {
       const status = this.tail.status();
@@ -141,7 +179,14 @@ class WireConnection {
     } else {
       this.cycleOpen = true;
     }
-    if (!this.cycleOpen && this.status === "I") this.letGo();
+    if (!this.cycleOpen && this.status === "I") await this.letGo();
+  }
+
+  /** Takes the session (if not held) and puts this connection's settings back on it. */
+  private async takeSession(): Promise<void> {
+    if (this.releaseSession) return;
+    this.releaseSession = await takeSession(this.pg);
+    if (this.settings.length > 0) await restoreSettings(this.pg, this.settings);
   }
 
   /** Runs one message on PGlite (the session must be held), handing its output to `write`. */
@@ -157,11 +202,18 @@ class WireConnection {
     );
   }
 
-  private letGo(): void {
+  /** Lets the session go, this connection's settings saved and taken off it first. */
+  private async letGo(): Promise<void> {
     this.clearIdleTimer();
     const release = this.releaseSession;
-    this.releaseSession = undefined;
-    release?.();
+    if (!release) return;
+    try {
+      if (this.settingsTouched || this.settings.length > 0) this.settings = await saveAndReset(this.pg);
+    } finally {
+      this.settingsTouched = false;
+      this.releaseSession = undefined;
+      release();
+    }
   }
 
   private startIdleTimer(): void {
@@ -178,7 +230,6 @@ class WireConnection {
     this.idleTimer = undefined;
   }
 
-  /** Ends the connection with a FATAL error; the close cleans up. */
   /**
    * Ends the connection with a FATAL error. What it held is rolled back and let go at once (not
    * when the client gets round to closing its end), and the socket is destroyed after a grace.
@@ -203,8 +254,8 @@ class WireConnection {
 
   /**
    * Once the client is done: whatever it left open is rolled back (an unsynced cycle's work
-   * included: the ROLLBACK comes before the Sync that would commit it), its session settings are
-   * reset, and the session is let go. Once per connection.
+   * included: the ROLLBACK comes before the Sync that would commit it), the session is back on the
+   * owner's settings, and it is let go. Once per connection.
    */
   private restoreSession(): Promise<void> {
     this.restored ??= this.rollBackAndReset();
@@ -213,7 +264,7 @@ class WireConnection {
 
   private async rollBackAndReset(): Promise<void> {
     this.clearIdleTimer();
-    if (!this.started) return this.letGo();
+    if (!this.started) return;
     this.releaseSession ??= await takeSession(this.pg);
     const discard = () => undefined;
     try {
@@ -222,11 +273,15 @@ class WireConnection {
         await this.run(SYNC_MESSAGE, discard);
       }
       if (this.status !== "I" || this.cycleOpen) await this.run(queryMessage("ROLLBACK"), discard);
-      await this.run(queryMessage("RESET ALL"), discard);
+      await resetSettings(this.pg);
     } catch {
       // PGlite itself failed; its owner finds out on its next statement.
     } finally {
-      this.letGo();
+      this.settings = [];
+      this.settingsTouched = false;
+      const release = this.releaseSession;
+      this.releaseSession = undefined;
+      release?.();
     }
   }
 }

@@ -1,0 +1,74 @@
+import type { PGlite } from "@electric-sql/pglite";
+import { queryMessage } from "./wire-protocol.ts";
+
+/**
+ * PGlite has one session, shared by the owner and every connection; a setting one of them makes
+ * (`SET DateStyle`, `bytea_output`, `ROLE`, …) would change what the others get, the owner's own
+ * result parsing included. So a connection's settings live with the connection: saved and reset
+ * when it lets the session go, put back when it takes it again.
+ */
+
+/** A statement that begins with SET, RESET or DISCARD (after comments), or any call of set_config. */
+const CHANGES_A_SETTING =
+  /(?:^|;)(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*(?:set|reset|discard)\b|set_config\s*\(/i;
+
+/** The SQL texts of a batch's Query and Parse messages. */
+function sqlTexts(batch: Buffer): string[] {
+  const texts: string[] = [];
+  for (let at = 0; at + 5 <= batch.length; ) {
+    const type = String.fromCharCode(batch[at] as number);
+    const end = at + 1 + batch.readInt32BE(at + 1);
+    const body = batch.subarray(at + 5, end);
+    if (type === "Q") texts.push(body.toString("utf8"));
+    if (type === "P") texts.push(body.subarray(body.indexOf(0) + 1).toString("utf8"));
+    at = end;
+  }
+  return texts;
+}
+
+/** Whether a batch may have changed a setting: then the connection's settings are saved and reset. */
+export function mayChangeSettings(batch: Buffer): boolean {
+  return sqlTexts(batch).some((sql) => CHANGES_A_SETTING.test(sql));
+}
+
+/** A connection's own settings: name and value, as `pg_settings` shows them. */
+export type SessionSettings = [name: string, value: string][];
+
+/** `pg_settings` leaves out the role a `SET ROLE` took: read it apart. */
+const OWN_SETTINGS =
+  "SELECT name, setting FROM pg_settings WHERE source = 'session' " +
+  "UNION ALL SELECT 'role', current_user::text WHERE current_user <> session_user";
+/** Back to the owner's settings: `RESET ALL` leaves the role, which the session authorization resets. */
+const BASELINE = "SET SESSION AUTHORIZATION DEFAULT; RESET ALL";
+
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/** Runs one simple-protocol statement; the session must be held. */
+async function run(pg: PGlite, sql: string) {
+  return pg._runExclusiveQuery(() => pg.execProtocol(queryMessage(sql), { throwOnError: false }));
+}
+
+/** Reads the settings made since the baseline, and returns the session to the baseline. */
+export async function saveAndReset(pg: PGlite): Promise<SessionSettings> {
+  const { messages } = await run(pg, OWN_SETTINGS);
+  const saved: SessionSettings = [];
+  for (const message of messages) {
+    if (message.name === "dataRow") {
+      const [name, value] = (message as unknown as { fields: (string | null)[] }).fields;
+      if (name && value !== null && value !== undefined) saved.push([name, value]);
+    }
+  }
+  await run(pg, BASELINE);
+  return saved;
+}
+
+/** Returns the session to the baseline. */
+export async function resetSettings(pg: PGlite): Promise<void> {
+  await run(pg, BASELINE);
+}
+
+/** Puts a connection's saved settings back (one that no longer applies is skipped). */
+export async function restoreSettings(pg: PGlite, saved: SessionSettings): Promise<void> {
+  for (const [name, value] of saved)
+    await run(pg, `SELECT set_config(${literal(name)}, ${literal(value)}, false)`);
+}
