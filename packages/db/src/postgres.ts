@@ -113,6 +113,10 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     ...base,
     async transaction(work) {
       const client = await pool.connect();
+      // A connection the server ends mid-transaction (an administrator, the embedded owner's idle
+      // timeout) emits 'error' on the checked-out client: the transaction fails, the process lives.
+      const lost = () => undefined;
+      client.on("error", lost);
       try {
         await client.query("BEGIN");
         const result = await work(runner(client, true, named));
@@ -122,6 +126,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
         await client.query("ROLLBACK").catch(() => undefined);
         throw error;
       } finally {
+        client.off("error", lost);
         client.release();
       }
     },

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -23,17 +24,30 @@ async function deadPid(): Promise<number> {
   return child.pid as number;
 }
 
+/** A Unix socket that takes connections, and the PostgreSQL URL naming it (closed after the test). */
+const servers: Server[] = [];
+async function listeningEndpoint(): Promise<string> {
+  const server = createServer((socket) => socket.destroy());
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(join(dir, ".s.PGSQL.5432"), resolve));
+  return `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dir)}`;
+}
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
 describe("the owner lock of an embedded data folder", () => {
   afterEach(() => undefined);
 
   it("is refused to a second taker while held, naming the holder and where to connect", async () => {
     const lock = await take("npm start");
-    await lock.publish("postgres://postgres@localhost/postgres?host=%2Fsock");
+    const endpoint = await listeningEndpoint();
+    await lock.publish(endpoint);
     const refusal = await take("npm start").catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(DataFolderInUseError);
     const message = (refusal as Error).message;
     expect(message).toContain(`in use by npm start (pid ${process.pid}`);
-    expect(message).toContain("connect through it: postgres://postgres@localhost/postgres?host=%2Fsock");
+    expect(message).toContain(`connect through it: ${endpoint}`);
     await lock.release();
     const again = await take("npm start");
     await again.release();
@@ -82,6 +96,41 @@ describe("the owner lock of an embedded data folder", () => {
       await lock.release();
     },
   );
+
+  it("holds for an owner whose pid this process cannot see while its socket answers (another pid namespace)", async () => {
+    const pid = await deadPid();
+    const endpoint = await listeningEndpoint();
+    await writeFile(
+      lockPath,
+      JSON.stringify({ pid, holder: "npm start", since: "earlier", serves: true, endpoint }),
+    );
+    await expect(take("npm run publisher")).rejects.toBeInstanceOf(DataFolderInUseError);
+  });
+
+  it("takes over from a serving owner whose socket no longer answers, though its pid is alive (reused)", async () => {
+    const endpoint = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dir)}`;
+    await writeFile(
+      lockPath,
+      JSON.stringify({ pid: process.pid, holder: "npm start", since: "earlier", serves: true, endpoint }),
+    );
+    const lock = await take("npm start");
+    await lock.release();
+  });
+
+  it("takes over a lock naming no real process (pid 0 or -1), and prints no control characters", async () => {
+    for (const pid of [0, -1]) {
+      await writeFile(lockPath, JSON.stringify({ pid, holder: "x", since: "earlier", serves: false }));
+      const lock = await take("npm start");
+      await lock.release();
+    }
+    const endpoint = await listeningEndpoint();
+    await writeFile(
+      lockPath,
+      JSON.stringify({ pid: 1, holder: "evil\n\u001b[31mred", since: "now", serves: true, endpoint }),
+    );
+    const refusal = (await take("npm start").catch((error: unknown) => error)) as Error;
+    expect(refusal.message).toContain("evil??[31mred");
+  });
 
   it("takes over an unreadable lock file", async () => {
     await writeFile(lockPath, "{ half-writ");

@@ -202,12 +202,15 @@ describe("the embedded database served to other processes", () => {
   });
 
   it("keeps a connection's settings its own: the owner's results and other connections are untouched", async () => {
-    const sql = "SELECT timestamptz '2026-03-04 05:06:07+00' AS at, '\\x0102'::bytea AS bytes, current_user AS who";
+    const sql =
+      "SELECT timestamptz '2026-03-04 05:06:07+00' AS at, '\\x0102'::bytea AS bytes, current_user AS who";
     const before = await owner.query(sql);
     const one = new pg.Client({ connectionString: owner.endpoint });
     await one.connect();
     try {
-      await one.query("SET DateStyle = 'SQL, DMY'; SET bytea_output = 'escape'; SET statement_timeout = 4321");
+      await one.query(
+        "SET DateStyle = 'SQL, DMY'; SET bytea_output = 'escape'; SET statement_timeout = 4321",
+      );
       await one.query("CREATE ROLE wire_test_nobody; SET ROLE wire_test_nobody");
       expect(await owner.query(sql)).toEqual(before);
       expect(await client.query("SHOW statement_timeout")).toEqual([{ statement_timeout: "0" }]);
@@ -251,6 +254,77 @@ describe("the embedded database served to other processes", () => {
     await sleep(100);
     expect(await count(owner, "unread")).toBe(0);
     raw.socket.destroy();
+  });
+
+  it("ends a connection sending a message type PGlite has no answer to, and serves on", async () => {
+    for (const type of ["z", "p", "c", "d"]) {
+      const raw = await rawConnection();
+      raw.socket.write(message(type, Buffer.alloc(0)));
+      await raw.closed;
+      expect(raw.received().toString("latin1"), type).toContain("08P01");
+      expect(await owner.query("SELECT 1 AS n")).toEqual([{ n: 1 }]);
+    }
+  });
+
+  it("refuses COPY FROM STDIN and another client encoding than UTF8, and serves on", async () => {
+    for (const sql of [
+      "COPY public.marks FROM STDIN",
+      "SET client_encoding = 'LATIN1'",
+      "SET NAMES 'latin1'",
+    ]) {
+      const raw = await rawConnection();
+      raw.socket.write(message("Q", cstring(sql)));
+      await raw.closed;
+      expect(raw.received().toString("latin1"), sql).toContain("0A000");
+      expect(await owner.query("SELECT 'Zoë' AS name")).toEqual([{ name: "Zoë" }]);
+    }
+  });
+
+  it("answers a protocol 3.2 startup with the version it speaks, and an oversized startup with an error", async () => {
+    const socket = connect(socketPath());
+    let received = Buffer.alloc(0);
+    socket.on("data", (chunk) => {
+      received = Buffer.concat([received, chunk]);
+    });
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    const body = Buffer.concat([int32(0x30002), cstring("user"), cstring("postgres"), Buffer.from([0])]);
+    socket.write(Buffer.concat([int32(body.length + 4), body]));
+    for (let i = 0; i < 100 && !received.includes("Z\0\0\0\x05I"); i++) await sleep(20);
+    expect(received.subarray(0, 13)).toEqual(Buffer.from([0x76, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0]));
+    expect(received.toString("latin1")).toContain("Z\0\0\0\x05I");
+    socket.destroy();
+
+    const huge = connect(socketPath());
+    const closed = new Promise<string>((resolve) => {
+      let text = "";
+      huge.on("data", (chunk) => {
+        text += chunk.toString("latin1");
+      });
+      huge.once("close", () => resolve(text));
+    });
+    huge.write(Buffer.concat([int32(1 << 20), int32(0x30000)]));
+    expect(await closed).toContain("08P01");
+  });
+
+  it("takes a large statement whole, and keeps the connection's transaction alive across the idle limit only while it sends", async () => {
+    const big = "x".repeat(20 * 1024 * 1024);
+    await client.query("INSERT INTO public.marks VALUES ($1)", [big]);
+    expect(
+      await owner.query("SELECT count(*)::int AS n FROM public.marks WHERE length(label) = $1", [big.length]),
+    ).toEqual([{ n: 1 }]);
+    await owner.query("DELETE FROM public.marks WHERE length(label) = $1", [big.length]);
+  });
+
+  it("fails a transaction whose connection the owner ended, without an unhandled error in the client process", async () => {
+    await expect(
+      client.transaction(async (tx) => {
+        await tx.query("INSERT INTO public.marks VALUES ('ended-tx')");
+        await sleep(IDLE_TIMEOUT_MS * 2);
+        await tx.query("SELECT 1");
+      }),
+    ).rejects.toThrow();
+    expect(await count(owner, "ended-tx")).toBe(0);
+    expect(await client.query("SELECT 3 AS n")).toEqual([{ n: 3 }]);
   });
 
   it("answers psql (libpq, which asks for TLS first) on its URL", async () => {

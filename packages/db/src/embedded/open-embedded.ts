@@ -1,3 +1,4 @@
+import { join, resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import type { Database } from "../database.ts";
 import { fromPGlite, openPGliteInstance } from "../pglite.ts";
@@ -8,6 +9,7 @@ import {
   type OwnerLock,
   type OwnerRecord,
   readOwner,
+  socketAnswers,
 } from "./owner-lock.ts";
 import { serveOverWire } from "./wire-server.ts";
 
@@ -92,12 +94,12 @@ async function openAlone(folder: string, lock: OwnerLock): Promise<Database> {
   }
 }
 
-/** A pool through the owner's socket, or undefined when the owner stopped answering meanwhile. */
-async function connectThrough(endpoint: string): Promise<Database | undefined> {
+/** A pool through the owner's socket, or undefined when the owner did not answer in `timeoutMs`. */
+async function connectThrough(endpoint: string, timeoutMs: number): Promise<Database | undefined> {
   const db = await openPostgres(endpoint, {
     maxConnections: 4,
     namedStatements: false,
-    connectTimeoutMs: 2_000,
+    connectTimeoutMs: timeoutMs,
   });
   try {
     await db.query("SELECT 1");
@@ -109,18 +111,35 @@ async function connectThrough(endpoint: string): Promise<Database | undefined> {
 }
 
 /**
+ * An owner still serving on the folder's usual socket, when its lock file is gone (removed by
+ * hand): it must be connected through, never opened beside.
+ */
+async function ownerWithoutLock(folder: string, holder: string): Promise<OwnerRecord | undefined> {
+  const socketDir = resolve(embeddedPaths(folder).socketDir);
+  if (!(await socketAnswers(join(socketDir, ".s.PGSQL.5432")))) return undefined;
+  const endpoint = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
+  return { pid: 0, holder, since: "unknown", serves: true, endpoint };
+}
+
+/**
  * Opens the PGlite folder as its one owner, or through it: two processes must never open one
  * PGlite folder each (PGlite is PostgreSQL in one process; two writers corrupt it).
  */
 export async function openEmbedded(folder: string, options: EmbeddedOptions): Promise<Database> {
   const { lock: lockPath } = embeddedPaths(folder);
   const lockFor = (serves: boolean) => acquireOwnerLock(lockPath, { holder: options.holder, serves, folder });
-  if (options.role === "owner") return openAsOwner(folder, await lockFor(true), options);
-  const deadline = Date.now() + (options.waitMs ?? 10_000);
+  const unlocked = () => ownerWithoutLock(folder, "a process whose lock file was removed");
+  if (options.role === "owner") {
+    const serving = await unlocked();
+    if (serving) throw new DataFolderInUseError(folder, serving);
+    return openAsOwner(folder, await lockFor(true), options);
+  }
+  const waitMs = options.waitMs ?? 10_000;
+  const deadline = Date.now() + waitMs;
   for (;;) {
-    const owner = await readOwner(lockPath);
+    const owner = (await readOwner(lockPath)) ?? (await unlocked());
     if (owner?.endpoint) {
-      const db = await connectThrough(owner.endpoint);
+      const db = await connectThrough(owner.endpoint, Math.max(1_000, deadline - Date.now()));
       if (db) return db;
     } else if (!owner) {
       const lock = await lockFor(false).catch((error: unknown) => {
@@ -131,6 +150,12 @@ export async function openEmbedded(folder: string, options: EmbeddedOptions): Pr
     }
     if (Date.now() > deadline) {
       const holder = await readOwner(lockPath);
+      if (holder?.endpoint) {
+        throw new Error(
+          `The embedded database in ${folder} is held by ${holder.holder} (pid ${holder.pid}), which did not answer ` +
+            `on ${holder.endpoint} within ${waitMs / 1000} s: it may be busy with a long statement. Try again.`,
+        );
+      }
       if (holder) throw new DataFolderInUseError(folder, holder);
     }
     await sleep(100);

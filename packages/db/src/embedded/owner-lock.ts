@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, unlinkSync } from "node:fs";
 import { link, mkdir, readFile, rename, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import { connect } from "node:net";
 import { dirname } from "node:path";
 
 /** What the lock file of an embedded data folder says about the process holding it. */
@@ -17,6 +18,9 @@ export type OwnerRecord = {
   endpoint?: string;
 };
 
+/** Text from a lock file, fit for a terminal: control characters (escapes, newlines) shown as `?`. */
+const printable = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").slice(0, 200);
+
 /** The embedded data folder is held by another live process. */
 export class DataFolderInUseError extends Error {
   override name = "DataFolderInUseError";
@@ -27,8 +31,10 @@ export class DataFolderInUseError extends Error {
     const how = owner.endpoint
       ? `Stop it first, or connect through it: ${owner.endpoint} (the CLIs, workers and psql do).`
       : "Stop it first, or wait until it is done.";
+    const holder = printable(owner.holder);
+    const which = owner.pid > 0 ? ` (pid ${owner.pid}, since ${printable(String(owner.since))})` : "";
     super(
-      `The embedded database in ${folder} is in use by ${owner.holder} (pid ${owner.pid}, since ${owner.since}). ` +
+      `The embedded database in ${folder} is in use by ${holder}${which}. ` +
         `PGlite is one process per folder: a second one would corrupt it. ${how}`,
     );
   }
@@ -55,15 +61,62 @@ function processStartTicks(pid: number): number | undefined {
   }
 }
 
-function isAlive(record: OwnerRecord): boolean {
+/** Whether the process is running (a zombie, dead but not yet reaped, is not). */
+function processRuns(record: OwnerRecord): boolean {
+  if (!Number.isInteger(record.pid) || record.pid <= 0) return false;
   try {
     process.kill(record.pid, 0);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  try {
+    const stat = readFileSync(`/proc/${record.pid}/stat`, "utf8");
+    if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return false;
+  } catch {
+    // No /proc here: the signal's answer stands.
+  }
   if (record.startTicks === undefined) return true;
   const ticks = processStartTicks(record.pid);
   return ticks === undefined || ticks === record.startTicks;
+}
+
+/** The Unix socket a PostgreSQL URL names (`?host=<dir>`), if it names one. */
+export function socketPathOf(endpoint: string): string | undefined {
+  try {
+    const dir = new URL(endpoint).searchParams.get("host");
+    return dir?.startsWith("/") ? `${dir}/.s.PGSQL.5432` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether something listens on a Unix socket. A live owner's socket takes a connection even while
+ * its process is busy (the kernel queues it); a dead one's refuses it.
+ */
+export function socketAnswers(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ path });
+    const done = (answers: boolean) => {
+      socket.destroy();
+      resolve(answers);
+    };
+    socket.setTimeout(1_000, () => done(true));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+/**
+ * Whether the lock's holder is alive. An owner that serves is alive while its socket answers,
+ * whatever its pid says: a process in another pid namespace (a container sharing the folder)
+ * cannot see the owner's pid, and a reused pid does not keep a dead owner alive. One that does not
+ * serve is judged by its pid and start time.
+ */
+async function isAlive(record: OwnerRecord): Promise<boolean> {
+  const socket = record.endpoint ? socketPathOf(record.endpoint) : undefined;
+  if (socket) return socketAnswers(socket);
+  return processRuns(record);
 }
 
 function parseRecord(text: string): OwnerRecord | undefined {
@@ -81,7 +134,7 @@ export async function readOwner(path: string): Promise<OwnerRecord | undefined> 
   const text = await readFile(path, "utf8").catch(() => undefined);
   if (text === undefined) return undefined;
   const record = parseRecord(text);
-  return record && isAlive(record) ? record : undefined;
+  return record && (await isAlive(record)) ? record : undefined;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -113,7 +166,7 @@ async function takeOverStale(path: string, content: string): Promise<boolean> {
   try {
     const text = await readFile(path, "utf8").catch(() => undefined);
     const record = text === undefined ? undefined : parseRecord(text);
-    if (text !== undefined && record && isAlive(record)) return false;
+    if (text !== undefined && record && (await isAlive(record))) return false;
     const staged = await stage(path, content);
     await rename(staged, path);
     return true;

@@ -1,5 +1,5 @@
 import type { PGlite } from "@electric-sql/pglite";
-import { queryMessage } from "./wire-protocol.ts";
+import { queryMessage, sqlTexts } from "./wire-protocol.ts";
 
 /**
  * PGlite has one session, shared by the owner and every connection; a setting one of them makes
@@ -11,20 +11,6 @@ import { queryMessage } from "./wire-protocol.ts";
 /** A statement that begins with SET, RESET or DISCARD (after comments), or any call of set_config. */
 const CHANGES_A_SETTING =
   /(?:^|;)(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*(?:set|reset|discard)\b|set_config\s*\(/i;
-
-/** The SQL texts of a batch's Query and Parse messages. */
-function sqlTexts(batch: Buffer): string[] {
-  const texts: string[] = [];
-  for (let at = 0; at + 5 <= batch.length; ) {
-    const type = String.fromCharCode(batch[at] as number);
-    const end = at + 1 + batch.readInt32BE(at + 1);
-    const body = batch.subarray(at + 5, end);
-    if (type === "Q") texts.push(body.toString("utf8"));
-    if (type === "P") texts.push(body.subarray(body.indexOf(0) + 1).toString("utf8"));
-    at = end;
-  }
-  return texts;
-}
 
 /** Whether a batch may have changed a setting: then the connection's settings are saved and reset. */
 export function mayChangeSettings(batch: Buffer): boolean {

@@ -13,6 +13,17 @@ export const CANCEL_REQUEST = 80877102;
 /** PostgreSQL's own limit on one message (1 GiB). */
 const MAX_MESSAGE_BYTES = 0x3fff_ffff;
 
+/** PostgreSQL's limit on a startup packet. */
+const MAX_STARTUP_BYTES = 10_000;
+
+/** How many bytes the buffer must hold before the next message can be cut off (0 when it can be now). */
+export function bytesNeeded(buffer: Buffer, started: boolean): number {
+  const headerBytes = started ? 5 : 4;
+  if (buffer.length < headerBytes) return headerBytes;
+  const total = buffer.readInt32BE(started ? 1 : 0) + (started ? 1 : 0);
+  return buffer.length >= total ? 0 : total;
+}
+
 /** The transaction status a ReadyForQuery reports: idle, in a transaction block, or in a failed one. */
 export type TransactionStatus = "I" | "T" | "E";
 
@@ -42,8 +53,8 @@ export function nextMessage(
   const headerBytes = started ? 5 : 4;
   if (buffer.length < headerBytes) return undefined;
   const length = buffer.readInt32BE(started ? 1 : 0);
-  if (length < 4 || length > MAX_MESSAGE_BYTES)
-    throw new ProtocolViolation(`invalid message length ${length}`);
+  const limit = started ? MAX_MESSAGE_BYTES : MAX_STARTUP_BYTES;
+  if (length < 4 || length > limit) throw new ProtocolViolation(`invalid message length ${length}`);
   const total = length + (started ? 1 : 0);
   if (buffer.length < total) return undefined;
   return {
@@ -76,6 +87,59 @@ export function nextBatch(
     if (endsACycle(type)) break;
   }
   return { message: { type, bytes: buffer.subarray(0, buffer.length - rest.length) }, rest };
+}
+
+/**
+ * The frontend messages the owner passes to PGlite after the startup: Bind, Close, Describe,
+ * Execute, FunctionCall, Flush, Parse, Query, Sync and Terminate. PGlite has no answer to others:
+ * a message of an unknown type, and the COPY-in messages (CopyData, CopyDone, CopyFail), leave
+ * its backend spinning for good, so they end the connection instead.
+ */
+const PASSED_TO_PGLITE = new Set(["B", "C", "D", "E", "F", "H", "P", "Q", "S", "X"]);
+
+/** COPY … FROM STDIN: PGlite would read its own standard input, fail and spin for good. */
+const COPY_FROM_STDIN = /\bcopy\b[\s\S]*?\bfrom\s+stdin\b/i;
+/** A client encoding other than UTF-8 (`SET client_encoding`, `SET NAMES`): PGlite then hangs on non-ASCII text. */
+const OTHER_ENCODING =
+  /(?:\bset\s+(?:session\s+|local\s+)?(?:client_encoding|names)\b|set_config\s*\(\s*'client_encoding')(?![^;]*?\b(?:utf-?8|unicode)\b)/i;
+
+/** The SQL texts of a batch's Query and Parse messages. */
+export function sqlTexts(batch: Buffer): string[] {
+  const texts: string[] = [];
+  for (let at = 0; at + 5 <= batch.length; ) {
+    const type = String.fromCharCode(batch[at] as number);
+    const end = at + 1 + batch.readInt32BE(at + 1);
+    const body = batch.subarray(at + 5, end);
+    if (type === "Q") texts.push(body.toString("utf8"));
+    if (type === "P") texts.push(body.subarray(body.indexOf(0) + 1).toString("utf8"));
+    at = end;
+  }
+  return texts;
+}
+
+/**
+ * Why a batch of typed messages must not reach PGlite (it would leave PGlite's backend hung), or
+ * undefined when it may: the SQLSTATE and message the connection is ended with.
+ */
+export function refusal(batch: Buffer): { code: string; message: string } | undefined {
+  for (let at = 0; at + 5 <= batch.length; at += 1 + batch.readInt32BE(at + 1)) {
+    const type = String.fromCharCode(batch[at] as number);
+    if (!PASSED_TO_PGLITE.has(type)) {
+      return {
+        code: "08P01",
+        message: `the embedded database does not take protocol message ${JSON.stringify(type)}`,
+      };
+    }
+  }
+  for (const sql of sqlTexts(batch)) {
+    if (COPY_FROM_STDIN.test(sql)) {
+      return { code: "0A000", message: "the embedded database does not take COPY FROM STDIN: use INSERT" };
+    }
+    if (OTHER_ENCODING.test(sql)) {
+      return { code: "0A000", message: "the embedded database speaks UTF8 only" };
+    }
+  }
+  return undefined;
 }
 
 /** The code of an untyped message (its second 32-bit word: a protocol version or a request code). */
@@ -114,6 +178,16 @@ function typed(type: string, body: Buffer): Buffer {
 /** A simple-protocol Query message. */
 export function queryMessage(sql: string): Buffer {
   return typed("Q", Buffer.from(`${sql}\0`, "utf8"));
+}
+
+/** NegotiateProtocolVersion: the server speaks protocol 3.0 (a client asked for a later 3.x). */
+export function negotiateProtocolV30(): Buffer {
+  const message = Buffer.alloc(13);
+  message.write("v", 0, "latin1");
+  message.writeInt32BE(12, 1);
+  message.writeInt32BE(0, 5);
+  message.writeInt32BE(0, 9);
+  return message;
 }
 
 /** A Sync message. */

@@ -1,5 +1,6 @@
-import { chmod, mkdir, unlink } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, unlink } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import {
@@ -10,17 +11,19 @@ import {
   saveAndReset,
 } from "./session-settings.ts";
 import {
+  bytesNeeded,
   CANCEL_REQUEST,
   endsACycle,
   errorResponse,
   type FrontendMessage,
   GSSENC_REQUEST,
+  negotiateProtocolV30,
   nextBatch,
-  nextMessage,
   PROTOCOL_V3,
   ProtocolViolation,
   queryMessage,
   ReadyForQueryTail,
+  refusal,
   SSL_REQUEST,
   SYNC_MESSAGE,
   type TransactionStatus,
@@ -30,9 +33,10 @@ import {
 /**
  * How long a connection may keep the database to itself while sending nothing (an open
  * transaction, or an extended-protocol cycle not yet synced). PGlite is one session: while one
- * connection holds it, every other statement waits, the platform's included.
+ * connection holds it, every other statement waits, the platform's included. Longer than the
+ * platforms' token calls (30 s) that a worker's transaction may wait for.
  */
-export const SESSION_IDLE_TIMEOUT_MS = 10_000;
+export const SESSION_IDLE_TIMEOUT_MS = 60_000;
 
 /** Output a connection may leave unread before the owner stops running its next messages. */
 const MAX_UNSENT_OUTPUT = 8 * 1024 * 1024;
@@ -72,6 +76,10 @@ function takeSession(pg: PGlite): Promise<() => void> {
  */
 class WireConnection {
   private buffer: Buffer = Buffer.alloc(0);
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** Bytes the buffer must hold before its next message is whole. */
+  private needed = 0;
   private started = false;
   private releaseSession: (() => void) | undefined;
   private cycleOpen = false;
@@ -89,11 +97,16 @@ class WireConnection {
     private readonly pg: PGlite,
     private readonly socket: Socket,
     private readonly idleTimeoutMs: number,
+    /** Whether other connections are open: the last one to close discards what the session kept. */
+    private readonly othersConnected: () => boolean,
   ) {
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => {
-      // Bytes alone do not restart the idle clock: only a whole message run does.
-      this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+      // Bytes alone do not restart the idle clock: only a whole message run does. A large message
+      // is joined once, when all of it is here, not copied again with every chunk.
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+      if (this.draining || this.buffer.length + this.pendingBytes < this.needed) return;
       this.drain();
     });
     socket.on("error", () => {
@@ -106,16 +119,31 @@ class WireConnection {
     if (this.draining) return;
     this.draining = this.runBuffered().finally(() => {
       this.draining = undefined;
-      if (!this.closed && this.buffer.length > 0 && nextMessageSafe(this.buffer, this.started)) this.drain();
+      // Bytes that came while the last batch ran, and complete a message.
+      if (!this.closed && this.pendingBytes > 0 && this.buffer.length + this.pendingBytes >= this.needed) {
+        this.drain();
+      }
     });
+  }
+
+  /** Joins the bytes received since the last look to the buffer. */
+  private absorbPending(): void {
+    if (this.pending.length === 0) return;
+    this.buffer = Buffer.concat([this.buffer, ...this.pending]);
+    this.pending = [];
+    this.pendingBytes = 0;
   }
 
   private async runBuffered(): Promise<void> {
     let ran = false;
     try {
       for (;;) {
+        this.absorbPending();
         const next = nextBatch(this.buffer, this.started);
-        if (!next || this.closed) break;
+        if (!next || this.closed) {
+          this.needed = bytesNeeded(this.buffer, this.started);
+          break;
+        }
         this.buffer = next.rest;
         this.clearIdleTimer();
         await this.handle(next.message);
@@ -160,7 +188,12 @@ class WireConnection {
         this.socket.destroy();
         return;
       }
-      if (code !== PROTOCOL_V3) throw new ProtocolViolation(`unsupported protocol ${code}`);
+      if (code >>> 16 !== 3) throw new ProtocolViolation(`unsupported protocol ${code}`);
+      if (code !== PROTOCOL_V3) {
+        // A later 3.x (libpq's max_protocol_version=3.2): answered with the version PGlite speaks.
+        this.socket.write(negotiateProtocolV30());
+        message.bytes.writeInt32BE(PROTOCOL_V3, 4);
+      }
       this.started = true;
     } else if (message.type === "X") {
       // Restored before the socket ends, so a client whose close has resolved finds it done.
@@ -169,6 +202,8 @@ class WireConnection {
       this.socket.end();
       return;
     }
+    const refused = message.type === "" ? undefined : refusal(message.bytes);
+    if (refused) return this.fail(refused.code, refused.message);
     await this.takeSession();
     if (message.type !== "" && mayChangeSettings(message.bytes)) this.settingsTouched = true;
     await this.run(message.bytes, (data) => this.socket.write(data));
@@ -274,6 +309,9 @@ class WireConnection {
       }
       if (this.status !== "I" || this.cycleOpen) await this.run(queryMessage("ROLLBACK"), discard);
       await resetSettings(this.pg);
+      // Prepared statements, cursors, LISTEN, temporary tables and session advisory locks belong to
+      // the one session, not to a connection: gone once no connection is left.
+      if (!this.othersConnected()) await this.run(queryMessage("DISCARD ALL"), discard);
     } catch {
       // PGlite itself failed; its owner finds out on its next statement.
     } finally {
@@ -286,15 +324,7 @@ class WireConnection {
   }
 }
 
-function nextMessageSafe(buffer: Buffer, started: boolean): boolean {
-  try {
-    return nextMessage(buffer, started) !== undefined;
-  } catch {
-    return true;
-  }
-}
-
-function listen(server: Server, target: { path: string } | { host: string; port: number }): Promise<void> {
+function listen(server: Server, target: { path: string }): Promise<void> {
   return new Promise((done, failed) => {
     server.once("error", failed);
     server.listen(target, () => {
@@ -305,10 +335,23 @@ function listen(server: Server, target: { path: string } | { host: string; port:
 }
 
 /**
- * Serves a PGlite instance over the PostgreSQL wire protocol to other processes of this
- * machine: on a Unix socket in `socketDir` (mode 0700: its owner only) when the path fits, else on
- * a loopback port. The statements of every connection and of the owning process run one at a
- * time, a transaction or extended-protocol cycle whole.
+ * The directory the socket goes in: `socketDir` (made 0700) when the socket's path fits the
+ * platforms' limit, else a fresh 0700 directory under the system's temporary folder (removed on
+ * close). Never a TCP port: PGlite asks no password, so only the file mode keeps other users out.
+ */
+async function privateSocketDir(socketDir: string): Promise<{ dir: string; temporary: boolean }> {
+  if (Buffer.byteLength(join(socketDir, SOCKET_FILE)) <= MAX_SOCKET_PATH) {
+    await mkdir(socketDir, { recursive: true, mode: 0o700 });
+    await chmod(socketDir, 0o700);
+    return { dir: socketDir, temporary: false };
+  }
+  return { dir: await mkdtemp(join(tmpdir(), "pglite-")), temporary: true };
+}
+
+/**
+ * Serves a PGlite instance over the PostgreSQL wire protocol to other processes of this machine
+ * run by the same user, on a Unix socket in a 0700 directory. The statements of every connection
+ * and of the owning process run one at a time, a transaction or extended-protocol cycle whole.
  */
 export async function serveOverWire(
   pg: PGlite,
@@ -316,33 +359,26 @@ export async function serveOverWire(
 ): Promise<WireServer> {
   const connections = new Set<WireConnection>();
   const server = createServer((socket) => {
-    const connection = new WireConnection(pg, socket, options.idleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS);
+    const connection = new WireConnection(pg, socket, options.idleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS, () =>
+      [...connections].some((other) => other !== connection),
+    );
     connections.add(connection);
     void connection.finished.then(() => connections.delete(connection));
   });
-  const socketDir = resolve(options.socketDir);
-  const socketPath = join(socketDir, SOCKET_FILE);
-  let url: string;
-  if (Buffer.byteLength(socketPath) <= MAX_SOCKET_PATH) {
-    await mkdir(socketDir, { recursive: true, mode: 0o700 });
-    await chmod(socketDir, 0o700);
-    // Left by an owner that died: ours to replace, since we hold the folder's lock.
-    await unlink(socketPath).catch(() => undefined);
-    await listen(server, { path: socketPath });
-    url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
-  } else {
-    await listen(server, { host: "127.0.0.1", port: 0 });
-    const { port } = server.address() as { port: number };
-    url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  }
+  const { dir, temporary } = await privateSocketDir(resolve(options.socketDir));
+  const socketPath = join(dir, SOCKET_FILE);
+  // Left by an owner that died: ours to replace, since we hold the folder's lock.
+  await unlink(socketPath).catch(() => undefined);
+  await listen(server, { path: socketPath });
   return {
-    url,
+    url: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dir)}`,
     async close() {
       const closing = new Promise<void>((done) => server.close(() => done()));
       for (const connection of connections)
         connection.fail("57P01", "the embedded database is shutting down");
       await Promise.all([...connections].map((connection) => connection.finished));
       await closing;
+      if (temporary) await rm(dir, { recursive: true, force: true });
     },
   };
 }
