@@ -213,12 +213,18 @@ describe("the embedded database served to other processes", () => {
       );
       await one.query("CREATE ROLE wire_test_nobody; SET ROLE wire_test_nobody");
       expect(await owner.query(sql)).toEqual(before);
+      // Spellings the text check cannot see: caught by what PostgreSQL reports back.
+      await one.query(`PREPARE change_style AS SELECT "set_config"('DateStyle', 'German', false)`);
+      await one.query("EXECUTE change_style");
+      expect(await owner.query(sql)).toEqual(before);
       expect(await client.query("SHOW statement_timeout")).toEqual([{ statement_timeout: "0" }]);
       // The connection itself keeps what it set, from one statement to the next.
       const kept = await one.query("SHOW DateStyle");
-      expect(kept.rows).toEqual([{ DateStyle: "SQL, DMY" }]);
+      expect(kept.rows).toEqual([{ DateStyle: "German, DMY" }]);
       expect((await one.query("SELECT current_user AS who")).rows).toEqual([{ who: "wire_test_nobody" }]);
       expect((await one.query("SHOW statement_timeout")).rows).toEqual([{ statement_timeout: "4321ms" }]);
+      await one.query("RESET ROLE; CREATE ROLE wire_test_low; SET SESSION AUTHORIZATION wire_test_low");
+      expect(await owner.query(sql)).toEqual(before);
     } finally {
       await one.end();
     }
@@ -269,8 +275,11 @@ describe("the embedded database served to other processes", () => {
   it("refuses COPY FROM STDIN and another client encoding than UTF8, and serves on", async () => {
     for (const sql of [
       "COPY public.marks FROM STDIN",
+      "COPY public.marks FROM/**/STDIN",
       "SET client_encoding = 'LATIN1'",
       "SET NAMES 'latin1'",
+      `SET "client_encoding" TO 'LATIN1' -- not utf8`,
+      `SELECT "set_config"('client_encoding', 'LATIN1', false)`,
     ]) {
       const raw = await rawConnection();
       raw.socket.write(message("Q", cstring(sql)));

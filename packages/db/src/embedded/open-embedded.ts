@@ -130,9 +130,13 @@ export async function openEmbedded(folder: string, options: EmbeddedOptions): Pr
   const lockFor = (serves: boolean) => acquireOwnerLock(lockPath, { holder: options.holder, serves, folder });
   const unlocked = () => ownerWithoutLock(folder, "a process whose lock file was removed");
   if (options.role === "owner") {
+    const lock = await lockFor(true);
     const serving = await unlocked();
-    if (serving) throw new DataFolderInUseError(folder, serving);
-    return openAsOwner(folder, await lockFor(true), options);
+    if (serving) {
+      await lock.release();
+      throw new DataFolderInUseError(folder, serving);
+    }
+    return openAsOwner(folder, lock, options);
   }
   const waitMs = options.waitMs ?? 10_000;
   const deadline = Date.now() + waitMs;

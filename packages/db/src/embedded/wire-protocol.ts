@@ -91,17 +91,40 @@ export function nextBatch(
 
 /**
  * The frontend messages the owner passes to PGlite after the startup: Bind, Close, Describe,
- * Execute, FunctionCall, Flush, Parse, Query, Sync and Terminate. PGlite has no answer to others:
+ * Execute, Flush, Parse, Query, Sync and Terminate. PGlite has no answer to others (a
+ * FunctionCall with arguments gets none either):
  * a message of an unknown type, and the COPY-in messages (CopyData, CopyDone, CopyFail), leave
  * its backend spinning for good, so they end the connection instead.
  */
-const PASSED_TO_PGLITE = new Set(["B", "C", "D", "E", "F", "H", "P", "Q", "S", "X"]);
+const PASSED_TO_PGLITE = new Set(["B", "C", "D", "E", "H", "P", "Q", "S", "X"]);
 
 /** COPY … FROM STDIN: PGlite would read its own standard input, fail and spin for good. */
-const COPY_FROM_STDIN = /\bcopy\b[\s\S]*?\bfrom\s+stdin\b/i;
-/** A client encoding other than UTF-8 (`SET client_encoding`, `SET NAMES`): PGlite then hangs on non-ASCII text. */
-const OTHER_ENCODING =
-  /(?:\bset\s+(?:session\s+|local\s+)?(?:client_encoding|names)\b|set_config\s*\(\s*'client_encoding')(?![^;]*?\b(?:utf-?8|unicode)\b)/i;
+const COPY_FROM_STDIN = /\bcopy\b.*\bfrom stdin\b/;
+/** A client encoding set (`SET client_encoding`, `SET NAMES`, `set_config`): PGlite hangs on non-ASCII text under any but UTF8. */
+const ENCODING_SET =
+  /\bset (?:session |local )?(?:client_encoding|names)\b([^;]*)|set_config ?\( ?'client_encoding' ?,([^;]*)/g;
+const UTF8 = /\b(?:utf-?8|unicode)\b/;
+
+/**
+ * A statement's text as the checks read it: comments and double quotes (quoted identifiers) taken
+ * out, every run of whitespace one space, lower case. Stricter than PostgreSQL's lexer (a string
+ * literal is read as code), never looser.
+ */
+export function normalisedSql(sql: string): string {
+  return sql
+    .replace(/--[^\n]*/g, " ")
+    .replace(/\/\*[\s\S]*?(?:\*\/|$)/g, " ")
+    .replaceAll('"', "")
+    .replace(/\s+/g, " ")
+    .toLowerCase();
+}
+
+function setsAnotherEncoding(sql: string): boolean {
+  for (const match of sql.matchAll(ENCODING_SET)) {
+    if (!UTF8.test(match[1] ?? match[2] ?? "")) return true;
+  }
+  return false;
+}
 
 /** The SQL texts of a batch's Query and Parse messages. */
 export function sqlTexts(batch: Buffer): string[] {
@@ -131,11 +154,11 @@ export function refusal(batch: Buffer): { code: string; message: string } | unde
       };
     }
   }
-  for (const sql of sqlTexts(batch)) {
+  for (const sql of sqlTexts(batch).map(normalisedSql)) {
     if (COPY_FROM_STDIN.test(sql)) {
       return { code: "0A000", message: "the embedded database does not take COPY FROM STDIN: use INSERT" };
     }
-    if (OTHER_ENCODING.test(sql)) {
+    if (setsAnotherEncoding(sql)) {
       return { code: "0A000", message: "the embedded database speaks UTF8 only" };
     }
   }

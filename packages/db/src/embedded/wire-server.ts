@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import {
   mayChangeSettings,
+  reportsASetting,
   resetSettings,
   restoreSettings,
   type SessionSettings,
@@ -231,6 +232,12 @@ class WireConnection {
       this.pg.execProtocolRawStream(bytes, {
         onRawData: (data) => {
           this.tail.push(data);
+          if (
+            !this.settingsTouched &&
+            reportsASetting(Buffer.from(data.buffer, data.byteOffset, data.byteLength))
+          ) {
+            this.settingsTouched = true;
+          }
           if (!this.closed) write(Buffer.from(data));
         },
       }),
