@@ -73,7 +73,11 @@ describe("the embedded database under crashes", () => {
         });
 
         const writer = writePosts(manifest.services.publisher?.url as string, credentials, cycle);
-        const cli = runCli("publisher", ["keys", "create", "--account", credentials.publisher.accountId], dataDir);
+        const cli = runCli(
+          "publisher",
+          ["keys", "create", "--account", credentials.publisher.accountId],
+          dataDir,
+        );
         await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 1_500));
         current.child.kill("SIGKILL");
         await current.exited;
@@ -94,7 +98,9 @@ describe("the embedded database under crashes", () => {
       );
       expect(found).toEqual({ posts: posts.length, keys: keys.length });
     });
-    process.stdout.write(`${CYCLES} SIGKILL cycles: ${posts.length} posts and ${keys.length} keys acknowledged, all found\n`);
+    process.stdout.write(
+      `${CYCLES} SIGKILL cycles: ${posts.length} posts and ${keys.length} keys acknowledged, all found\n`,
+    );
     expect(posts.length).toBeGreaterThan(CYCLES);
     expect(keys.length).toBeGreaterThan(0);
     await rm(dataDir, { recursive: true, force: true });

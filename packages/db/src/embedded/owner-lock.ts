@@ -19,7 +19,10 @@ export type OwnerRecord = {
 };
 
 /** Text from a lock file, fit for a terminal: control characters (escapes, newlines) shown as `?`. */
-const printable = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").slice(0, 200);
+const printable = (text: string) =>
+  [...text.slice(0, 200)].map((char) => (isControl(char.charCodeAt(0)) ? "?" : char)).join("");
+
+const isControl = (code: number) => code < 0x20 || (code >= 0x7f && code < 0xa0);
 
 /** The embedded data folder is held by another live process. */
 export class DataFolderInUseError extends Error {
