@@ -11,6 +11,7 @@ import {
   readOwner,
   socketAnswers,
 } from "./owner-lock.ts";
+import { SOCKET_FILE, socketUrl } from "./wire-protocol.ts";
 import { serveOverWire } from "./wire-server.ts";
 
 /**
@@ -116,8 +117,8 @@ async function connectThrough(endpoint: string, timeoutMs: number): Promise<Data
  */
 async function ownerWithoutLock(folder: string, holder: string): Promise<OwnerRecord | undefined> {
   const socketDir = resolve(embeddedPaths(folder).socketDir);
-  if (!(await socketAnswers(join(socketDir, ".s.PGSQL.5432")))) return undefined;
-  const endpoint = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
+  if (!(await socketAnswers(join(socketDir, SOCKET_FILE)))) return undefined;
+  const endpoint = socketUrl(socketDir);
   return { pid: 0, holder, since: "unknown", serves: true, endpoint };
 }
 

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, unlinkSync } from "node:fs";
 import { link, mkdir, readFile, rename, rmdir, stat, unlink, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
+import { SOCKET_FILE } from "./wire-protocol.ts";
 
 /** What the lock file of an embedded data folder says about the process holding it. */
 export type OwnerRecord = {
@@ -87,7 +88,7 @@ function processRuns(record: OwnerRecord): boolean {
 export function socketPathOf(endpoint: string): string | undefined {
   try {
     const dir = new URL(endpoint).searchParams.get("host");
-    return dir?.startsWith("/") ? `${dir}/.s.PGSQL.5432` : undefined;
+    return dir?.startsWith("/") ? join(dir, SOCKET_FILE) : undefined;
   } catch {
     return undefined;
   }

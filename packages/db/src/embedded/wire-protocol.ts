@@ -6,6 +6,14 @@
  */
 
 export const PROTOCOL_V3 = 0x0003_0000;
+
+/** PostgreSQL's socket file name for the default port, so `psql -h <dir>` finds it. */
+export const SOCKET_FILE = ".s.PGSQL.5432";
+
+/** The PostgreSQL URL of a Unix socket directory (node-postgres and libpq both read it). */
+export function socketUrl(dir: string): string {
+  return `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dir)}`;
+}
 export const SSL_REQUEST = 80877103;
 export const GSSENC_REQUEST = 80877104;
 export const CANCEL_REQUEST = 80877102;

@@ -25,8 +25,10 @@ import {
   queryMessage,
   ReadyForQueryTail,
   refusal,
+  SOCKET_FILE,
   SSL_REQUEST,
   SYNC_MESSAGE,
+  socketUrl,
   type TransactionStatus,
   untypedCode,
 } from "./wire-protocol.ts";
@@ -47,9 +49,6 @@ const FAILED_SOCKET_GRACE_MS = 1_000;
 
 /** The longest Unix socket path the platforms accept (macOS: 104 bytes with its NUL). */
 const MAX_SOCKET_PATH = 103;
-
-/** PostgreSQL's socket file name for the default port, so `psql -h <dir>` finds it. */
-const SOCKET_FILE = ".s.PGSQL.5432";
 
 export type WireServer = {
   /** A PostgreSQL URL reaching the database (node-postgres and libpq both read it). */
@@ -378,7 +377,7 @@ export async function serveOverWire(
   await unlink(socketPath).catch(() => undefined);
   await listen(server, { path: socketPath });
   return {
-    url: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dir)}`,
+    url: socketUrl(dir),
     async close() {
       const closing = new Promise<void>((done) => server.close(() => done()));
       for (const connection of connections)
