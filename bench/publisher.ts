@@ -475,6 +475,7 @@ async function benchScheduling(admin: Database): Promise<void> {
       sandboxUrl,
       publicUrl: "http://127.0.0.1:3002",
       sealer: createTextSealer(TOKEN_SECRET, "publisher.connections"),
+      bluesky: { plcUrl: started.message.plcUrl },
     });
     const direct = await directCreateRecord(sandboxUrl);
     for (let index = 0; index < WORKERS; index++)

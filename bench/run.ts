@@ -3,11 +3,13 @@ import { benchEmbeddedDatabase } from "./embedded-db.ts";
 import { benchFortune } from "./fortune.ts";
 import { benchGateway } from "./gateway.ts";
 import { benchHttpStack } from "./http-stack.ts";
+import { benchImagePreflight } from "./image-preflight.ts";
 import { benchPublisher } from "./publisher.ts";
 
 /**
  * `npm run bench`: every benchmark of the platform, each against a baseline measured
- * in the same run. `BENCH_ONLY=http`, `db`, `fortune`, `gateway` or `publisher` runs one section;
+ * in the same run. `BENCH_ONLY=http`, `db`, `fortune`, `gateway`, `publisher` or `images` (the
+ * publisher's image preflight) runs one section;
  * `BENCH_SECONDS` shortens or lengthens the timed phases; `BENCH_UPLOAD_MB` (512), `BENCH_TARGETS`
  * (10000) and `BENCH_SPREAD_SECONDS` (60) shrink the publisher's uploads and scheduled targets.
  */
@@ -18,3 +20,4 @@ if (!only || only === "db") await benchEmbeddedDatabase();
 if (!only || only === "fortune") await benchFortune();
 if (!only || only === "gateway") await benchGateway();
 if (!only || only === "publisher") await benchPublisher();
+if (!only || only === "images") await benchImagePreflight();

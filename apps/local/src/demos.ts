@@ -18,6 +18,7 @@ export async function seedDemos(
   db: Database,
   services: ServiceUrls,
   env: Env,
+  credentials: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   const demos: Record<string, unknown> = {};
   if (services.publisher && services.sandbox && env.PUBLISHER_TOKEN_SECRET) {
@@ -25,12 +26,24 @@ export async function seedDemos(
       sandboxUrl: services.sandbox.url,
       publicUrl: services.publisher.url,
       sealer: createTextSealer(env.PUBLISHER_TOKEN_SECRET, "publisher.connections"),
+      bluesky: sandboxBlueskyNetwork(credentials),
     });
   }
   if (services.shop) demos.shop = await seedDemoShop(db);
   if (services.markets) demos.markets = marketsDemo();
   if (services.gateway) demos.gateway = await seedDemoAccount(db);
   return demos;
+}
+
+/** The sandbox's PLC directory and second PDS, from its credentials. */
+function sandboxBlueskyNetwork(credentials: Record<string, unknown>): {
+  plcUrl: string;
+  trustedOrigins: string[];
+} {
+  const main = credentials.sandboxBluesky as { plcUrl?: string } | undefined;
+  const selfHosted = credentials.sandboxBlueskySelfHosted as { service?: string } | undefined;
+  if (!main?.plcUrl) throw new Error("The sandbox did not say where its PLC directory listens.");
+  return { plcUrl: main.plcUrl, trustedOrigins: selfHosted?.service ? [selfHosted.service] : [] };
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   startService,
 } from "@app/runtime";
 import { SANDBOX_APPS, seedDemos } from "./demos.ts";
+import { verifyPublisherMediaWithSandbox, withSandboxBlueskyNetwork } from "./sandbox-wiring.ts";
 
 export const launcherVariables = z.object({
   DATABASE_URL: settings.databaseUrl(),
@@ -59,7 +60,7 @@ export async function startPlatform(
   };
   try {
     for (const [index, definition] of definitions.entries()) {
-      const wired = withUpstreams(definition, env, started);
+      const wired = withSandboxBlueskyNetwork(definition, withUpstreams(definition, env, started), started);
       const config = wired === env ? configs[index] : definition.loadConfig(wired);
       started.push(await startService(definition, config as never, db));
     }
@@ -73,7 +74,8 @@ export async function startPlatform(
     manifest.services[service.name] = { url: service.url, docs: `${service.url}/docs` };
     Object.assign(manifest.credentials, service.credentials);
   }
-  Object.assign(manifest.credentials, await seedDemos(db, manifest.services, env));
+  await verifyPublisherMediaWithSandbox(manifest.services, env);
+  Object.assign(manifest.credentials, await seedDemos(db, manifest.services, env, manifest.credentials));
   await mkdir(launcher.DATA_DIR, { recursive: true });
   const manifestPath = join(launcher.DATA_DIR, "local.json");
   // It holds the demo wallet's private key: readable by its owner only.

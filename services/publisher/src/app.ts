@@ -7,8 +7,10 @@ import type { Publishing } from "./contracts/publishing.ts";
 import type { MediaStorage } from "./contracts/storage.ts";
 import type { RateLimit } from "./domain/rate-limit.ts";
 import type { Scope } from "./domain/scopes.ts";
+import { createMediaPreflight } from "./media/preflight/media-preflight.ts";
+import type { RemoteImporter } from "./media/remote-import.ts";
 import { registerConnectionsList } from "./routes/connections_list.ts";
-import type { CreatorPrivacyOptions, RouteDeps } from "./routes/deps.ts";
+import type { RouteDeps, TikTokCreatorLookup } from "./routes/deps.ts";
 import { registerGroupsCreate } from "./routes/groups_create.ts";
 import { registerGroupsDelete } from "./routes/groups_delete.ts";
 import { registerGroupsList } from "./routes/groups_list.ts";
@@ -37,8 +39,16 @@ export type PublisherDeps = {
   rateLimit?: RateLimit;
   publishTimeoutMs?: number;
   presignExpiresSeconds?: number;
-  /** A TikTok creator's current privacy options (creator_info); without it any documented value passes. */
-  creatorPrivacyOptions?: CreatorPrivacyOptions;
+  /**
+   * A TikTok creator's current privacy options and longest video (creator_info); without it any
+   * documented privacy value passes and the platform's own video limit applies.
+   */
+  tiktokCreator?: TikTokCreatorLookup;
+  /**
+   * Copies media at other URLs into storage when a post is made, so it is checked like an upload
+   * (`createRemoteImporter`); without it such media is left to the workers, unchecked.
+   */
+  importRemoteMedia?: RemoteImporter;
   /**
    * Registers routes built elsewhere (publishing's connect flows) on the app, with the API-key
    * check they need: the caller's account, or the 401 / 429 / 403 refusal thrown.
@@ -80,7 +90,8 @@ export function createApp(deps: PublisherDeps): ServiceApp {
     limiter: new RateLimiter(deps.db, deps.rateLimit ?? DEFAULT_RATE_LIMIT, clock),
     publishTimeoutMs: deps.publishTimeoutMs ?? 25_000,
     presignExpiresSeconds: deps.presignExpiresSeconds ?? 900,
-    creatorPrivacyOptions: deps.creatorPrivacyOptions,
+    tiktokCreator: deps.tiktokCreator,
+    mediaPreflight: createMediaPreflight({ storage: deps.storage, importRemote: deps.importRemoteMedia }),
   };
   registerUploadV1(app, routeDeps);
   registerUploadV2(app, routeDeps);

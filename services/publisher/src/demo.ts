@@ -12,6 +12,7 @@ import {
   connectBluesky,
   startConnect,
 } from "./connections/connect-flows.ts";
+import { type BlueskyIdentityResolver, createIdentityResolver } from "./platforms/bluesky/identity.ts";
 import { type Adapters, createAdapters } from "./platforms/index.ts";
 import { createAccount, createApiKey, findAccount } from "./store/accounts.ts";
 
@@ -33,7 +34,25 @@ export type DemoOptions = {
   clock?: Clock;
   /** Adapters already pointed at the sandbox; by default built here with the sandbox's demo apps. */
   adapters?: Adapters;
+  /** The sandbox's PLC directory and the PDS origins to trust on loopback (its second PDS). */
+  bluesky: { plcUrl: string; trustedOrigins?: string[] };
 };
+
+/** Finds Bluesky accounts as the publisher does, on the sandbox's network (its PDSes trusted on loopback). */
+export function sandboxIdentity(
+  sandboxUrl: string,
+  bluesky: DemoOptions["bluesky"],
+  adapters: Adapters,
+): BlueskyIdentityResolver {
+  return createIdentityResolver(
+    {
+      entryService: sandboxUrl,
+      plcUrl: bluesky.plcUrl,
+      trustedOrigins: [new URL(sandboxUrl).origin, ...(bluesky.trustedOrigins ?? [])],
+    },
+    adapters.bluesky,
+  );
+}
 
 /** Adapters for the sandbox's demo apps (Google client, TikTok app) at its base URL. */
 export function sandboxAdapters(sandboxUrl: string, clock: Clock = systemClock): Adapters {
@@ -102,13 +121,14 @@ export async function seedDemoPublisher(db: Database, options: DemoOptions): Pro
     [DEMO_ACCOUNT_ID, DEMO_KEY_LABEL, clock.now()],
   );
   const { key } = await createApiKey(db, { accountId: DEMO_ACCOUNT_ID, label: DEMO_KEY_LABEL });
+  const adapters = options.adapters ?? sandboxAdapters(options.sandboxUrl, clock);
   const deps: ConnectFlowDeps = {
     db,
     clock,
     sealer: options.sealer,
-    adapters: options.adapters ?? sandboxAdapters(options.sandboxUrl, clock),
+    adapters,
     publicUrl: options.publicUrl,
-    blueskyService: options.sandboxUrl,
+    blueskyIdentity: sandboxIdentity(options.sandboxUrl, options.bluesky, adapters),
   };
   const viaOAuth = async (platform: "youtube" | "tiktok", account: string) => {
     const { authorizeUrl } = await startConnect(deps, { accountId: DEMO_ACCOUNT_ID, platform });

@@ -3,6 +3,8 @@ import type { ServiceDefinition } from "@app/runtime";
 import { createApp } from "./app.ts";
 import { loadPublisherConfig, type PublisherConfig } from "./config.ts";
 import { registerConnectionRoutes } from "./connections/routes/index.ts";
+import { createRemoteImporter } from "./media/remote-import.ts";
+import { createIdentityResolver } from "./platforms/bluesky/identity.ts";
 import { createAdapters } from "./platforms/index.ts";
 import { createPublishing } from "./publishing/index.ts";
 import {
@@ -44,13 +46,14 @@ export const publisherService: ServiceDefinition<PublisherServiceConfig> = {
     const settings = config.publishing;
     const sealer = createTextSealer(settings.tokenSecret, "publisher.connections");
     const adapters = createAdapters(settings.platforms);
+    const mediaTrustedOrigins = [new URL(publicBase).origin, ...settings.trustedMediaOrigins];
     const publishing = createPublishing({
       db,
       logger,
       storage,
       adapters,
       sealer,
-      media: { trustedOrigins: [new URL(publicBase).origin, ...settings.trustedMediaOrigins] },
+      media: { trustedOrigins: mediaTrustedOrigins },
       tuning: { tiktokProcessingTimeoutMs: settings.workers.tiktokProcessingTimeoutMs },
     });
     const app = createApp({
@@ -61,14 +64,18 @@ export const publisherService: ServiceDefinition<PublisherServiceConfig> = {
       rateLimit: config.rateLimit,
       publishTimeoutMs: config.publishTimeoutMs,
       presignExpiresSeconds: config.presignExpiresSeconds,
-      creatorPrivacyOptions: (connectionId) => publishing.creatorPrivacyOptions(connectionId),
+      tiktokCreator: (connectionId) => publishing.tiktokCreator(connectionId),
+      importRemoteMedia: createRemoteImporter(storage, { trustedOrigins: mediaTrustedOrigins }),
       registerMore: (target, authenticate) =>
         registerConnectionRoutes(target, {
           db,
           sealer,
           adapters,
           publicUrl: publicBase,
-          blueskyService: settings.blueskyService,
+          blueskyIdentity: createIdentityResolver(
+            { entryService: settings.blueskyService, ...settings.blueskyIdentity },
+            adapters.bluesky,
+          ),
           authenticate,
         }),
     });

@@ -12,14 +12,19 @@ import {
   systemClock,
 } from "@app/core";
 import type { Database } from "@app/db";
-import { createSandbox, defaultSandboxSettings, type SandboxSettings } from "@app/sandbox";
+import {
+  createSandbox,
+  defaultSandboxSettings,
+  type SandboxSettings,
+  serveBlueskyNetwork,
+} from "@app/sandbox";
 import { silentLogger } from "@app/testkit";
 import type { Context } from "hono";
 import { afterAll, beforeAll } from "vitest";
 import { registerConnectionRoutes } from "../src/connections/routes/index.ts";
 import type { PostContent } from "../src/contracts/post.ts";
 import type { MediaStorage } from "../src/contracts/storage.ts";
-import { type PublisherDemo, sandboxAdapters, seedDemoPublisher } from "../src/demo.ts";
+import { type PublisherDemo, sandboxAdapters, sandboxIdentity, seedDemoPublisher } from "../src/demo.ts";
 import type { Adapters } from "../src/platforms/index.ts";
 import { createPublishing, type PublishingDeps, type PublishingService } from "../src/publishing/index.ts";
 import { releaseExpiredClaims } from "../src/store/targets.ts";
@@ -30,16 +35,38 @@ export const testSealer = () => createTextSealer(TEST_SECRET, "publisher.connect
 /** The sandbox keeps no state in its database (readiness only pings it, which tests do not call). */
 const noDatabase = { query: async () => [] } as unknown as Database;
 
-export type Sandbox = { url: string; close(): Promise<void> };
+/** The sandbox and its Bluesky network: the PLC directory and the second PDS, each on its own port. */
+export type Sandbox = { url: string; plcUrl: string; pds2Url: string; close(): Promise<void> };
+
+/** The Bluesky network of each running sandbox, by its URL (what the tests pass around). */
+const networks = new Map<string, { plcUrl: string; pds2Url: string }>();
+
+/** How the publisher finds Bluesky accounts on a running sandbox's network. */
+export function sandboxBluesky(sandboxUrl: string): { plcUrl: string; trustedOrigins: string[] } {
+  const network = networks.get(sandboxUrl);
+  if (!network) throw new Error(`No sandbox started by startSandbox runs at ${sandboxUrl}`);
+  return { plcUrl: network.plcUrl, trustedOrigins: [network.pds2Url] };
+}
 
 /** The platform sandbox served on a loopback port, as the publisher's adapters reach it. */
 export async function startSandbox(adjust: (settings: SandboxSettings) => void = () => {}): Promise<Sandbox> {
   const settings = defaultSandboxSettings();
   settings.tiktok.processingPolls = 1;
   adjust(settings);
-  const { app } = createSandbox({ db: noDatabase, logger: silentLogger(), settings });
+  const { app, bluesky } = createSandbox({ db: noDatabase, logger: silentLogger(), settings });
   const server: RunningServer = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
-  return { url: server.url, close: () => server.close() };
+  bluesky.network.origins.default = server.url;
+  const listeners = await serveBlueskyNetwork(bluesky, { host: "127.0.0.1", plcPort: 0, pds2Port: 0 });
+  networks.set(server.url, listeners);
+  return {
+    url: server.url,
+    plcUrl: listeners.plcUrl,
+    pds2Url: listeners.pds2Url,
+    close: async () => {
+      networks.delete(server.url);
+      await Promise.all([server.close(), listeners.close()]);
+    },
+  };
 }
 
 /** Deterministic bytes with a real file signature (so the type sniffs), and their SHA-256. */
@@ -174,7 +201,12 @@ export function usePlatformTwins(
 
 /** The demo account and its three connections, through the sandbox's real OAuth flows. */
 export function seedDemo(db: Database, sandboxUrl: string): Promise<PublisherDemo> {
-  return seedDemoPublisher(db, { sandboxUrl, publicUrl: "http://127.0.0.1:3002", sealer: testSealer() });
+  return seedDemoPublisher(db, {
+    sandboxUrl,
+    publicUrl: "http://127.0.0.1:3002",
+    sealer: testSealer(),
+    bluesky: sandboxBluesky(sandboxUrl),
+  });
 }
 
 /** A normalised post payload with the API's defaults. */
@@ -407,13 +439,14 @@ export function connectionRoutesApp(
     logger: silentLogger(),
     checkReady: async () => {},
   });
+  const adapters = sandboxAdapters(sandboxUrl);
   registerConnectionRoutes(app, {
     db,
     clock: systemClock,
     sealer: testSealer(),
-    adapters: sandboxAdapters(sandboxUrl),
+    adapters,
     publicUrl: options.publicUrl ?? "http://127.0.0.1:3002",
-    blueskyService: sandboxUrl,
+    blueskyIdentity: sandboxIdentity(sandboxUrl, sandboxBluesky(sandboxUrl), adapters),
     authenticate: options.authenticate,
   });
   return app;

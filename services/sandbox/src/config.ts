@@ -35,11 +35,12 @@ const variables = z.object({
   SANDBOX_YOUTUBE_UPLOADS_PER_DAY: count(100),
   SANDBOX_YOUTUBE_SESSION_TTL_SECONDS: seconds(7 * 86_400),
   SANDBOX_TIKTOK_REDIRECT_URIS: urlList(loopbackCallbacks("tiktok")),
-  SANDBOX_TIKTOK_ACCESS_TOKEN_TTL_SECONDS: seconds(86_400),
-  SANDBOX_TIKTOK_REFRESH_TOKEN_TTL_SECONDS: seconds(365 * 86_400),
+  SANDBOX_TIKTOK_ACCESS_TOKEN_TTL_SECONDS: seconds(2 * 3600),
+  SANDBOX_TIKTOK_REFRESH_TOKEN_TTL_SECONDS: seconds(180 * 86_400),
   SANDBOX_TIKTOK_VERIFIED_URL_PREFIXES: urlList(["http://127.0.0.1:3002/", "http://localhost:3002/"]),
   SANDBOX_TIKTOK_INIT_PER_MINUTE: count(6),
   SANDBOX_TIKTOK_STATUS_PER_MINUTE: count(30),
+  SANDBOX_TIKTOK_CREATOR_INFO_PER_MINUTE: count(20),
   SANDBOX_TIKTOK_PROCESSING_POLLS: z.coerce.number().int().min(0).max(1000).default(1),
   SANDBOX_TIKTOK_PULL_TIMEOUT_SECONDS: seconds(30),
   SANDBOX_BLUESKY_ACCESS_TOKEN_TTL_SECONDS: seconds(7200),
@@ -50,6 +51,9 @@ const variables = z.object({
     .max(2 ** 40)
     .default(100_000_000),
   SANDBOX_BLUESKY_SESSIONS_PER_5_MINUTES: count(30),
+  SANDBOX_BLUESKY_REFRESH_GRACE_SECONDS: seconds(7200),
+  SANDBOX_PLC_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  SANDBOX_PDS2_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   SANDBOX_REQUEST_LOG_SIZE: count(1000),
 });
 
@@ -69,15 +73,29 @@ export type SandboxSettings = {
     verifiedUrlPrefixes: string[];
     initPerMinute: number;
     statusPerMinute: number;
+    /** creator_info/query calls per token a minute ("Each user access_token is limited to 20 requests per minute"). */
+    creatorInfoPerMinute: number;
     /** Status fetches that still answer PROCESSING_* once the media has arrived. */
     processingPolls: number;
     pullTimeoutSeconds: number;
   };
-  bluesky: { accessTokenTtlSeconds: number; blobLimitBytes: number; sessionsPerFiveMinutes: number };
+  bluesky: {
+    accessTokenTtlSeconds: number;
+    blobLimitBytes: number;
+    sessionsPerFiveMinutes: number;
+    /** How long a rotated refresh token still refreshes (a PDS's `REFRESH_GRACE_MS`, 2 h). */
+    refreshGraceSeconds: number;
+    /** Ports of the PLC directory and the second PDS (0: a free one). */
+    plcPort: number;
+    pds2Port: number;
+  };
   requestLogSize: number;
 };
 
 export type SandboxConfig = BaseServiceConfig & { sandbox: SandboxSettings };
+
+/** The default port of an extra Bluesky listener: next to the sandbox's, or a free one when the sandbox's is. */
+const besideSandbox = (sandboxPort: number, offset: number) => (sandboxPort === 0 ? 0 : sandboxPort + offset);
 
 /** Reads the sandbox service's settings from the environment, once, failing fast on bad values. */
 export function loadSandboxConfig(env: Env): SandboxConfig {
@@ -99,6 +117,7 @@ export function loadSandboxConfig(env: Env): SandboxConfig {
         verifiedUrlPrefixes: parsed.SANDBOX_TIKTOK_VERIFIED_URL_PREFIXES,
         initPerMinute: parsed.SANDBOX_TIKTOK_INIT_PER_MINUTE,
         statusPerMinute: parsed.SANDBOX_TIKTOK_STATUS_PER_MINUTE,
+        creatorInfoPerMinute: parsed.SANDBOX_TIKTOK_CREATOR_INFO_PER_MINUTE,
         processingPolls: parsed.SANDBOX_TIKTOK_PROCESSING_POLLS,
         pullTimeoutSeconds: parsed.SANDBOX_TIKTOK_PULL_TIMEOUT_SECONDS,
       },
@@ -106,6 +125,9 @@ export function loadSandboxConfig(env: Env): SandboxConfig {
         accessTokenTtlSeconds: parsed.SANDBOX_BLUESKY_ACCESS_TOKEN_TTL_SECONDS,
         blobLimitBytes: parsed.SANDBOX_BLUESKY_BLOB_LIMIT_BYTES,
         sessionsPerFiveMinutes: parsed.SANDBOX_BLUESKY_SESSIONS_PER_5_MINUTES,
+        refreshGraceSeconds: parsed.SANDBOX_BLUESKY_REFRESH_GRACE_SECONDS,
+        plcPort: parsed.SANDBOX_PLC_PORT ?? besideSandbox(parsed.SANDBOX_PORT, 1),
+        pds2Port: parsed.SANDBOX_PDS2_PORT ?? besideSandbox(parsed.SANDBOX_PORT, 2),
       },
       requestLogSize: parsed.SANDBOX_REQUEST_LOG_SIZE,
     },

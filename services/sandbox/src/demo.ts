@@ -78,7 +78,7 @@ export const DEMO_TIKTOK = {
   } satisfies Record<string, TikTokCreator>,
 } as const;
 
-/** The demo Bluesky account on the sandbox's PDS twin. */
+/** The demo Bluesky account on the sandbox's PDS twin (the default PDS, as on bsky.social). */
 export const DEMO_BLUESKY = {
   handle: "sandbox-demo.bsky.test",
   did: "did:plc:sandboxdemoaaaaaaaaaaaaa",
@@ -90,10 +90,28 @@ export const DEMO_BLUESKY = {
 } as const;
 
 /**
+ * A demo Bluesky account on the sandbox's second PDS (a self-hosted PDS): its DID document in
+ * the sandbox's PLC directory names that PDS, and only that PDS signs it in.
+ */
+export const DEMO_BLUESKY_SELF_HOSTED = {
+  handle: "self-hosted-demo.pds2.test",
+  did: "did:plc:selfhosteddemoaaaaaaaaaa",
+  email: "self-hosted-demo@example.com",
+  password: "self-hosted-demo-account-password",
+  appPassword: "pds2-demo-app0-pass",
+} as const;
+
+/** Where the sandbox's Bluesky network listens besides its main URL (known once they listen). */
+export type BlueskyNetworkUrls = { plcUrl: string; pds2Url: string };
+
+/**
  * What the launcher prints and writes to `.data/local.json` for the sandbox: one object per
  * platform, so the banner's filter drops each secret (`clientSecret`, `appPassword`).
  */
-export function demoCredentials(sandboxUrl: string): Record<string, Record<string, unknown>> {
+export function demoCredentials(
+  sandboxUrl: string,
+  network?: BlueskyNetworkUrls,
+): Record<string, Record<string, unknown>> {
   return {
     sandboxYouTube: {
       clientId: DEMO_GOOGLE.clientId,
@@ -114,6 +132,17 @@ export function demoCredentials(sandboxUrl: string): Record<string, Record<strin
       service: sandboxUrl,
       handle: DEMO_BLUESKY.handle,
       appPassword: DEMO_BLUESKY.appPassword,
+      ...(network ? { plcUrl: network.plcUrl } : {}),
     },
+    ...(network
+      ? {
+          sandboxBlueskySelfHosted: {
+            service: network.pds2Url,
+            plcUrl: network.plcUrl,
+            handle: DEMO_BLUESKY_SELF_HOSTED.handle,
+            appPassword: DEMO_BLUESKY_SELF_HOSTED.appPassword,
+          },
+        }
+      : {}),
   };
 }

@@ -1,5 +1,10 @@
 export { createApp, createSandbox, type SandboxDeps } from "./app.ts";
 export {
+  type BlueskyListeners,
+  type BlueskyNetworkApps,
+  serveBlueskyNetwork,
+} from "./bluesky/listeners.ts";
+export {
   defaultSandboxSettings,
   loadSandboxConfig,
   type SandboxConfig,

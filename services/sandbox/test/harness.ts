@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type RunningServer, serveApp } from "@app/core";
+import { type Clock, type RunningServer, serveApp } from "@app/core";
 import type { Database } from "@app/db";
 import { silentLogger } from "@app/testkit";
 import { createSandbox } from "../src/app.ts";
+import { serveBlueskyNetwork } from "../src/bluesky/listeners.ts";
 import { defaultSandboxSettings, type SandboxSettings } from "../src/config.ts";
 import type { SandboxContext } from "../src/context.ts";
 import { DEMO_GOOGLE, DEMO_TIKTOK } from "../src/demo.ts";
@@ -150,4 +151,81 @@ export async function startMediaHost(
     url: `http://127.0.0.1:${port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The sandbox with its Bluesky network: the default PDS (the sandbox's URL), the PLC directory and the second PDS. */
+export type SandboxNetwork = Sandbox & { plcUrl: string; pds2Url: string };
+
+/**
+ * The sandbox served on loopback with the PLC directory and the second PDS on their own free
+ * ports, as the service starts them; `clock` replaces the system clock (token lifetimes, grace).
+ */
+export async function startSandboxNetwork(
+  adjust: (settings: SandboxSettings) => void = () => {},
+  options: { clock?: Clock } = {},
+): Promise<SandboxNetwork> {
+  const settings = defaultSandboxSettings();
+  adjust(settings);
+  const sandbox = createSandbox({ db: noDatabase, logger: silentLogger(), settings, clock: options.clock });
+  const server: RunningServer = await serveApp(sandbox.app as never, { host: "127.0.0.1", port: 0 });
+  sandbox.bluesky.network.origins.default = server.url;
+  const listeners = await serveBlueskyNetwork(sandbox.bluesky, {
+    host: "127.0.0.1",
+    plcPort: 0,
+    pds2Port: 0,
+  });
+  return {
+    url: server.url,
+    plcUrl: listeners.plcUrl,
+    pds2Url: listeners.pds2Url,
+    context: sandbox.context,
+    close: async () => {
+      await Promise.all([server.close(), listeners.close()]);
+    },
+  };
+}
+
+/** A clock a test moves by hand. */
+export function manualClock(
+  start = new Date("2026-11-22T10:00:00.000Z"),
+): Clock & { advance(ms: number): void } {
+  let now = start.getTime();
+  return {
+    now: () => new Date(now),
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+/** A Bluesky session (createSession's answer) on a PDS of the sandbox. */
+export async function blueskySession(
+  service: string,
+  account: { handle: string; appPassword: string },
+): Promise<{ accessJwt: string; refreshJwt: string; did: string; handle: string }> {
+  const res = await fetch(
+    `${service}/xrpc/com.atproto.server.createSession`,
+    postJson({ identifier: account.handle, password: account.appPassword }),
+  );
+  if (res.status !== 200) throw new Error(`createSession answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as { accessJwt: string; refreshJwt: string; did: string; handle: string };
+}
+
+/** Deterministic media bytes that start with a real file signature, so a PDS sniffs their type. */
+export function mediaFile(
+  kind: "jpeg" | "png" | "gif" | "webp" | "mp4" | "mov",
+  size: number,
+  seed = 1,
+): Buffer {
+  const { bytes } = mediaBytes(size, seed);
+  const heads: Record<typeof kind, number[]> = {
+    jpeg: [0xff, 0xd8, 0xff, 0xe0],
+    png: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+    gif: [...Buffer.from("GIF89a")],
+    webp: [...Buffer.from("RIFF"), 0, 0, 0, 0, ...Buffer.from("WEBPVP8 ")],
+    mp4: [0, 0, 0, 0x18, ...Buffer.from("ftypisom")],
+    mov: [0, 0, 0, 0x14, ...Buffer.from("ftypqt  ")],
+  };
+  Buffer.from(heads[kind]).copy(bytes, 0);
+  return bytes;
 }

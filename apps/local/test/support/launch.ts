@@ -10,6 +10,8 @@ export const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const PORT_VARIABLES = [
   ...platformServices.map((service) => `${service.name.toUpperCase()}_PORT`),
   "FORTUNE_CHAIN_PORT",
+  "SANDBOX_PLC_PORT",
+  "SANDBOX_PDS2_PORT",
 ];
 
 export type Launch = { child: ChildProcess; output: () => string; exited: Promise<number | null> };

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Clock, TextSealer } from "@app/core";
 import type { Database } from "@app/db";
 import type { Platform } from "../contracts/post.ts";
+import type { BlueskyIdentityResolver } from "../platforms/bluesky/identity.ts";
 import { PlatformError } from "../platforms/errors.ts";
 import type { Adapters } from "../platforms/index.ts";
 import { newPkceVerifier } from "../platforms/pkce.ts";
@@ -21,8 +22,8 @@ export type ConnectFlowDeps = {
   adapters: Adapters;
   /** The publisher's public base URL: the callbacks are `<publicUrl>/oauth/<platform>/callback`. */
   publicUrl: string;
-  /** The Bluesky PDS app passwords are checked against (`https://bsky.social`). */
-  blueskyService: string;
+  /** Finds a Bluesky account's own PDS from its handle or DID. */
+  blueskyIdentity: BlueskyIdentityResolver;
 };
 
 /** A connection as the API shows it (spec: `id, platform, account_name, account_id`). */
@@ -167,24 +168,39 @@ export async function completeConnect(
   return confirmConnect(deps, { platform: input.platform, confirmation: grant.confirmation });
 }
 
-/** Connects a Bluesky account with its handle and an app password (checked by signing in). */
+/**
+ * Connects a Bluesky account with its handle (or DID) and an app password: the account's own PDS
+ * is found from its DID document, the password checked by signing in there, and the session kept
+ * with that PDS (where it is refreshed and published to).
+ */
 export async function connectBluesky(
   deps: ConnectFlowDeps,
   input: { accountId: string; handle: string; appPassword: string },
 ): Promise<ConnectionView> {
-  const service = deps.blueskyService;
+  const identity = await deps.blueskyIdentity.resolve(input.handle).catch((error: unknown) => {
+    if (!(error instanceof PlatformError)) throw error;
+    if (error.kind === "transient")
+      throw new ConnectionError("PLATFORM_UNAVAILABLE", `The platform did not answer (${error.reason}).`);
+    throw new ConnectionError(
+      "BLUESKY_ACCOUNT_NOT_FOUND",
+      `Could not find where this Bluesky account lives: ${error.message}`,
+    );
+  });
   const session = await platformCall(() =>
-    deps.adapters.bluesky.createSession(service, input.handle.replace(/^@/, ""), input.appPassword),
+    deps.adapters.bluesky.createSession(identity.pds, identity.did, input.appPassword),
   ).catch((error: unknown) => {
     if (error instanceof ConnectionError && error.code === "PLATFORM_UNAVAILABLE") throw error;
     throw new ConnectionError("BLUESKY_LOGIN_FAILED", "Bluesky refused the handle or app password.");
   });
+  if (session.did !== identity.did) {
+    throw new ConnectionError("BLUESKY_LOGIN_FAILED", "The PDS signed in another account than the handle's.");
+  }
   return save(deps, {
     accountId: input.accountId,
     platform: "bluesky",
     accountName: session.handle,
     platformAccountId: session.did,
-    secrets: blueskySecrets(session, service, input.appPassword),
+    secrets: blueskySecrets(session, identity.pds, input.appPassword),
   });
 }
 

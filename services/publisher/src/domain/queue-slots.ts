@@ -1,4 +1,5 @@
 import { DateTime, IANAZone } from "luxon";
+import { isIanaTimeZone } from "./time-zone.ts";
 
 /** How the queue lays out slots: posts a day, the weekdays allowed (0 = Sunday … 6 = Saturday), the zone. */
 export type QueueSettings = { postsPerDay: 1 | 2 | 3; allowedDays: number[]; timeZone: string };
@@ -27,7 +28,8 @@ export const SLOT_TIMES: Record<QueueSettings["postsPerDay"], ReadonlyArray<read
 /** How far ahead the queue looks for a free slot. */
 export const QUEUE_HORIZON_DAYS = 90;
 
-export const isTimeZone = (zone: string): boolean => IANAZone.isValidZone(zone);
+/** An IANA time zone name, spelled as IANA does (`UTC` included; no offsets): see time-zone.ts. */
+export const isTimeZone = (zone: string): boolean => isIanaTimeZone(zone) && IANAZone.isValidZone(zone);
 
 /** A calendar date (year, month 1–12, day) and its weekday (0 = Sunday). */
 type CalendarDay = { year: number; month: number; day: number; weekday: number };

@@ -16,7 +16,45 @@ export type FetchGuard = {
   /** Time for the whole download. */
   totalTimeoutMs: number;
   maxRedirects: number;
+  /**
+   * The stall window (default: `connectTimeoutMs`): the response head must arrive within it once
+   * connected, and every window of the body must bring `minBytesPerWindow` bytes (or the rest).
+   */
+  stallWindowMs?: number;
+  /** The least a host must send in each stall window (default {@link DEFAULT_MIN_BYTES_PER_WINDOW}). */
+  minBytesPerWindow?: number;
+  /** The `Accept` header (default: images and videos). */
+  accept?: string;
+  /** Whether a body without Content-Length is read (up to `maxBytes`); media must announce its size. */
+  lengthOptional?: boolean;
 };
+
+/**
+ * 64 KiB per window: 6.4 KiB/s at the default 10 s window, far below any host that serves media,
+ * far above a host that trickles a byte a second to hold a worker until the total limit.
+ */
+export const DEFAULT_MIN_BYTES_PER_WINDOW = 64 * 1024;
+
+/**
+ * A media host that sent too little for too long (a trickle, or a head that never completes).
+ * Transient, but publishing retries it only a bounded number of times (see retry-policy.ts): a host
+ * that stalls once may be having a moment; one that stalls again holds workers for nothing.
+ */
+export class MediaStalled extends MediaError {
+  constructor(message: string) {
+    super("MEDIA_UNAVAILABLE", message, true);
+    this.name = "MediaStalled";
+  }
+}
+
+type StallLimits = { windowMs: number; minBytes: number };
+
+function stallLimits(guard: FetchGuard): StallLimits {
+  return {
+    windowMs: guard.stallWindowMs ?? guard.connectTimeoutMs,
+    minBytes: guard.minBytesPerWindow ?? DEFAULT_MIN_BYTES_PER_WINDOW,
+  };
+}
 
 export type FetchedMedia = {
   stream: NodeJS.ReadableStream & Transform;
@@ -58,10 +96,11 @@ function checkUrl(url: URL, guard: FetchGuard): { trusted: boolean } {
 
 function get(url: URL, trusted: boolean, guard: FetchGuard, signal: AbortSignal): Promise<IncomingMessage> {
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  const stall = stallLimits(guard);
   return new Promise((resolve, reject) => {
     const req = send(url, {
       method: "GET",
-      headers: { accept: "image/*,video/*", "user-agent": "publisher-media-fetch" },
+      headers: { accept: guard.accept ?? "image/*,video/*", "user-agent": "publisher-media-fetch" },
       lookup: trusted ? undefined : publicOnlyLookup,
       timeout: guard.connectTimeoutMs,
       signal,
@@ -69,6 +108,23 @@ function get(url: URL, trusted: boolean, guard: FetchGuard, signal: AbortSignal)
     req.on("timeout", () =>
       req.destroy(new MediaError("MEDIA_UNAVAILABLE", "The media host timed out.", true)),
     );
+    // The socket's idle timeout never fires for a head sent a byte at a time: it has a deadline.
+    let headDeadline: NodeJS.Timeout | undefined;
+    const startHeadDeadline = () => {
+      headDeadline ??= setTimeout(
+        () =>
+          req.destroy(
+            new MediaStalled(`The media host did not send its response head within ${stall.windowMs} ms.`),
+          ),
+        stall.windowMs,
+      );
+    };
+    req.on("socket", (socket) => {
+      if (socket.connecting) socket.once("connect", startHeadDeadline);
+      else startHeadDeadline();
+    });
+    req.on("close", () => clearTimeout(headDeadline));
+    req.on("response", () => clearTimeout(headDeadline));
     req.on("error", (error: NodeJS.ErrnoException) =>
       reject(
         error instanceof MediaError
@@ -87,24 +143,60 @@ function get(url: URL, trusted: boolean, guard: FetchGuard, signal: AbortSignal)
   });
 }
 
-/** Counts bytes as they pass and fails past `limit` (a body longer than it announced). */
-function byteLimit(limit: number): Transform {
+/**
+ * The body as the caller reads it: fails past `size` bytes (a body longer than it announced), and
+ * when a stall window passes with fewer than `minBytes` bytes (or the rest, if less) come in while
+ * the reader was keeping up. A window in which the reader held the body back (the response was
+ * paused by backpressure) is not held against the host.
+ */
+function guardedBody(res: IncomingMessage, size: number, stall: StallLimits): Transform {
   let seen = 0;
-  return new Transform({
+  let inWindow = 0;
+  let heldBack = false;
+  const body = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       seen += chunk.length;
-      if (seen > limit)
-        return done(new MediaError("MEDIA_TOO_LARGE", "The media is larger than it announced."));
+      inWindow += chunk.length;
+      if (seen > size)
+        return done(new MediaError("MEDIA_TOO_LARGE", `The body is larger than announced (${size} bytes).`));
       done(null, chunk);
     },
   });
+  const onPause = () => {
+    heldBack = true;
+  };
+  res.on("pause", onPause);
+  const watch = setInterval(() => {
+    const needed = Math.min(stall.minBytes, size - seen);
+    if (!heldBack && !res.isPaused() && inWindow < needed) {
+      body.destroy(
+        new MediaStalled(
+          `The media host sent ${inWindow} bytes in ${stall.windowMs} ms (at least ${needed} expected): the transfer stalled.`,
+        ),
+      );
+    }
+    inWindow = 0;
+    heldBack = res.isPaused();
+  }, stall.windowMs);
+  watch.unref();
+  body.on("close", () => {
+    clearInterval(watch);
+    res.off("pause", onPause);
+    // A body given up on (stalled, refused, or no longer wanted by its reader) lets its socket go.
+    if (!res.complete) res.destroy();
+  });
+  res.on("end", () => clearInterval(watch));
+  return body;
 }
 
 /**
  * GETs a media URL with the SSRF guards: http(s) only, no credentials, no loopback / private /
  * link-local / metadata address (IP literals checked here, names after DNS at connect time,
  * so a rebinding name cannot slip through), each redirect re-checked, a Content-Length at most
- * `maxBytes`, and connect and total time limits.
+ * `maxBytes`, connect and total time limits, and a floor under the transfer rate: the head must
+ * come within a stall window of connecting and each window of the body must bring
+ * `minBytesPerWindow` bytes, else the fetch fails as {@link MediaStalled} (a trickling host holds a
+ * worker for a window, not for the whole total limit).
  */
 export async function guardedFetch(rawUrl: string, guard: FetchGuard): Promise<FetchedMedia> {
   const controller = new AbortController();
@@ -134,16 +226,19 @@ export async function guardedFetch(rawUrl: string, guard: FetchGuard): Promise<F
         const transient = (res.statusCode ?? 500) >= 500 || res.statusCode === 429;
         throw new MediaError("MEDIA_UNAVAILABLE", `The media host answered ${res.statusCode}.`, transient);
       }
-      const size = Number(res.headers["content-length"]);
-      if (!Number.isSafeInteger(size) || size < 1) {
+      const declared = Number(res.headers["content-length"] ?? Number.NaN);
+      const announced = Number.isSafeInteger(declared) && declared >= 1;
+      if (!announced && !guard.lengthOptional) {
         res.resume();
         throw new MediaError("MEDIA_UNAVAILABLE", "The media host sent no Content-Length.");
       }
-      if (size > guard.maxBytes) {
+      if (declared > guard.maxBytes) {
         res.resume();
         throw new MediaError("MEDIA_TOO_LARGE", `The media is over ${guard.maxBytes} bytes.`);
       }
-      const stream = res.pipe(byteLimit(size));
+      // An unannounced body is cut off past the limit, as one longer than it announced.
+      const size = announced ? declared : guard.maxBytes;
+      const stream = res.pipe(guardedBody(res, size, stallLimits(guard)));
       res.on("error", (error) => stream.destroy(error));
       stream.on("close", () => clearTimeout(timer));
       return { stream, size, declaredType: res.headers["content-type"] ?? null };
@@ -153,4 +248,18 @@ export async function guardedFetch(rawUrl: string, guard: FetchGuard): Promise<F
     clearTimeout(timer);
     throw error;
   }
+}
+
+/**
+ * A small document read whole through the same guards (a page for a link card, its image): a body
+ * without Content-Length is read up to `maxBytes`, past which the read fails.
+ */
+export async function guardedRead(
+  rawUrl: string,
+  guard: FetchGuard & { accept: string },
+): Promise<{ body: Buffer; contentType: string | null }> {
+  const fetched = await guardedFetch(rawUrl, { ...guard, lengthOptional: true });
+  const chunks: Buffer[] = [];
+  for await (const chunk of fetched.stream) chunks.push(chunk as Buffer);
+  return { body: Buffer.concat(chunks), contentType: fetched.declaredType };
 }

@@ -1,8 +1,13 @@
+import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
 import type { MediaReader } from "../contracts/publishing.ts";
 import type { MediaStorage } from "../contracts/storage.ts";
 import { RangeNotServedError } from "../storage/errors.ts";
+import { derivedPath } from "./fit/derived-path.ts";
+import { BLUESKY_IMAGE, TIKTOK_IMAGE } from "./fit/image-profiles.ts";
 import { MediaError } from "./media-error.ts";
+import { IMAGE_INPUT_LIMITS } from "./preflight/media-limits.ts";
+import { collect } from "./probe/byte-source.ts";
 
 /** Media ready to publish: in the service's own storage, readable by byte range, with a public URL. */
 export type StagedMedia = {
@@ -18,12 +23,31 @@ export type StagedMedia = {
 export const stagingPath = (targetId: string, index: number) => `staged_${targetId}_${index}`;
 
 /**
- * Deletes the staged copies of a target's media once the target is done (published or failed):
- * nothing reads them again. Media in our own storage is never staged, so it is never touched.
+ * Deletes the staged copies of a target's media once the target is done (published or failed),
+ * and the copies made from them to fit a platform: nothing reads them again. Media in our own
+ * storage is never staged, so it (and its fitted copies, shared by every post) is never touched.
  */
 export async function dropStagedMedia(storage: MediaStorage, targetId: string, items: number): Promise<void> {
   await Promise.all(
-    Array.from({ length: items }, (_, index) => storage.delete(stagingPath(targetId, index))),
+    Array.from({ length: items }, async (_, index) => {
+      const path = stagingPath(targetId, index);
+      await dropFittedCopies(storage, path).catch(() => undefined);
+      await storage.delete(path);
+    }),
+  );
+}
+
+/** Deletes the copies of a staged image made to fit each platform (their paths name its bytes). */
+async function dropFittedCopies(storage: MediaStorage, path: string): Promise<void> {
+  if (!(await storage.exists(path))) return;
+  const { size, contentType } = await storage.head(path);
+  if (!contentType.startsWith("image/") || size > IMAGE_INPUT_LIMITS.maxBytes) return;
+  const bytes = await collect((await storage.read(path)).stream, IMAGE_INPUT_LIMITS.maxBytes);
+  const digest = createHash("sha256").update(bytes).digest("hex");
+  await Promise.all(
+    [BLUESKY_IMAGE, TIKTOK_IMAGE].flatMap((profile) =>
+      ["jpg", "webp"].map((extension) => storage.delete(derivedPath(path, profile.id, digest, extension))),
+    ),
   );
 }
 
@@ -60,7 +84,7 @@ export async function stageMedia(
   if (own || (await deps.storage.exists(stagingPath))) {
     const opened = await deps.reader.open(deps.storage.publicUrl(path));
     (opened.stream as Readable).destroy();
-    return staged(deps.storage, path, opened.size, opened.contentType);
+    return stagedAt(deps.storage, path, opened.size, opened.contentType);
   }
   const opened = await deps.reader.open(url);
   try {
@@ -72,10 +96,16 @@ export async function stageMedia(
     if (error instanceof MediaError) throw error;
     throw new MediaError("MEDIA_UNAVAILABLE", "The media could not be copied for publishing.", true);
   }
-  return staged(deps.storage, stagingPath, opened.size, opened.contentType);
+  return stagedAt(deps.storage, stagingPath, opened.size, opened.contentType);
 }
 
-function staged(storage: MediaStorage, path: string, size: number, contentType: string): StagedMedia {
+/** Media already in our storage at `path`, as publishing reads it. */
+export function stagedAt(
+  storage: MediaStorage,
+  path: string,
+  size: number,
+  contentType: string,
+): StagedMedia {
   return {
     path,
     size,

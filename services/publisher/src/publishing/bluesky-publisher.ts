@@ -1,5 +1,8 @@
+import { Readable } from "node:stream";
 import { type OpenConnection, withAccessToken } from "../connections/token-vault.ts";
-import type { BlobRef } from "../platforms/bluesky/bluesky-client.ts";
+import { mediaForPlatform } from "../media/platform-media.ts";
+import { type AspectRatio, aspectRatioOf, type BlobRef } from "../platforms/bluesky/bluesky-client.ts";
+import { firstLink, richTextOf } from "../platforms/bluesky/rich-text.ts";
 import { newTid } from "../platforms/bluesky/tid.ts";
 import { PlatformError } from "../platforms/errors.ts";
 import type { PublisherDeps, StepResult, TargetRun } from "./run-context.ts";
@@ -39,11 +42,19 @@ export async function publishToBluesky(run: TargetRun, deps: PublisherDeps): Pro
     await run.saveHandle(handle);
   }
   const saved = handle;
+  const { text, facets } = await richTextOf(run.target.content.caption ?? "", (name) =>
+    bluesky.resolveHandle(service, name),
+  );
+  const embed =
+    run.target.content.mediaItems.length > 0
+      ? await embedFor(run, deps)
+      : await linkCardEmbed(run, deps, firstLink(facets));
   const record = {
     $type: "app.bsky.feed.post",
-    text: run.target.content.caption ?? "",
+    text,
+    ...(facets.length > 0 ? { facets } : {}),
     createdAt: saved.createdAt,
-    ...(await embedFor(run, deps)),
+    ...embed,
   };
   try {
     // A text post goes straight on with the token opened above; one with media was a while
@@ -72,17 +83,30 @@ export async function publishToBluesky(run: TargetRun, deps: PublisherDeps): Pro
 async function embedFor(run: TargetRun, deps: PublisherDeps): Promise<{ embed?: Record<string, unknown> }> {
   const items = run.target.content.mediaItems;
   if (items.length === 0) return {};
-  const upload = (index: number): Promise<BlobRef> =>
-    withAccessToken(deps.vault, run.target.connectionId, async (opened: OpenConnection) => {
-      const media = await run.media(index);
-      return deps.adapters.bluesky.uploadBlob(opened.secrets.service ?? "", opened.secrets.accessToken, {
+  // Each item as Bluesky gets it (an image made to fit: JPEG, at most 1,000,000 bytes), uploaded as
+  // a blob, with its picture's size as the embed's aspect ratio when known.
+  const upload = async (index: number): Promise<{ blob: BlobRef; aspectRatio?: AspectRatio }> => {
+    const media = await mediaForPlatform(
+      deps.storage,
+      await run.media(index),
+      "bluesky",
+      items[index]?.mediaType ?? "IMAGE",
+    );
+    const blob = await withAccessToken(deps.vault, run.target.connectionId, async (opened: OpenConnection) =>
+      deps.adapters.bluesky.uploadBlob(opened.secrets.service ?? "", opened.secrets.accessToken, {
         body: await media.read(),
         size: media.size,
         contentType: media.contentType,
-      });
-    });
+      }),
+    );
+    const aspectRatio = aspectRatioOf(media.width, media.height);
+    return { blob, ...(aspectRatio ? { aspectRatio } : {}) };
+  };
   const videoIndex = items.findIndex((item) => item.mediaType === "VIDEO");
-  if (videoIndex >= 0) return { embed: { $type: "app.bsky.embed.video", video: await upload(videoIndex) } };
+  if (videoIndex >= 0) {
+    const { blob, aspectRatio } = await upload(videoIndex);
+    return { embed: { $type: "app.bsky.embed.video", video: blob, ...(aspectRatio ? { aspectRatio } : {}) } };
+  }
   if (items.length > MAX_IMAGES) {
     throw new PlatformError(
       "bluesky",
@@ -92,6 +116,40 @@ async function embedFor(run: TargetRun, deps: PublisherDeps): Promise<{ embed?: 
     );
   }
   const images = [];
-  for (let index = 0; index < items.length; index += 1) images.push({ alt: "", image: await upload(index) });
+  for (let index = 0; index < items.length; index += 1) {
+    const { blob, aspectRatio } = await upload(index);
+    images.push({ alt: "", image: blob, ...(aspectRatio ? { aspectRatio } : {}) });
+  }
   return { embed: { $type: "app.bsky.embed.images", images } };
+}
+
+/**
+ * A text post's card for its first link (`app.bsky.embed.external`), as Bluesky's clients make
+ * it: the page's title, description and thumbnail. Without a preview the post goes out without
+ * a card; its link facet still works.
+ */
+async function linkCardEmbed(
+  run: TargetRun,
+  deps: PublisherDeps,
+  uri: string | undefined,
+): Promise<{ embed?: Record<string, unknown> }> {
+  if (!uri || !deps.linkPreviewer) return {};
+  const preview = await deps.linkPreviewer.preview(uri);
+  if (!preview) return {};
+  const thumb = preview.thumbnail
+    ? await withAccessToken(deps.vault, run.target.connectionId, (opened: OpenConnection) =>
+        deps.adapters.bluesky.uploadBlob(opened.secrets.service ?? "", opened.secrets.accessToken, {
+          body: Readable.from([preview.thumbnail as Buffer]),
+          size: (preview.thumbnail as Buffer).length,
+          contentType: "image/jpeg",
+        }),
+      )
+    : undefined;
+  const external = {
+    uri,
+    title: preview.title,
+    description: preview.description,
+    ...(thumb ? { thumb } : {}),
+  };
+  return { embed: { $type: "app.bsky.embed.external", external } };
 }

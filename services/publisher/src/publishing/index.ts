@@ -2,12 +2,20 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { type Clock, type Logger, type Stoppable, systemClock, type TextSealer } from "@app/core";
 import type { Database } from "@app/db";
-import { createTokenVault, type TokenVault, withAccessToken } from "../connections/token-vault.ts";
+import {
+  createTokenVault,
+  needsReconnect,
+  type TokenVault,
+  withAccessToken,
+} from "../connections/token-vault.ts";
 import type { TargetOutcome } from "../contracts/post.ts";
 import type { MediaReader, Publishing } from "../contracts/publishing.ts";
 import type { MediaStorage } from "../contracts/storage.ts";
+import { createGuardedLinkPreviewer, type LinkPreviewer } from "../link-preview/link-previewer.ts";
 import { createMediaReader, type MediaReaderOptions } from "../media/media-reader.ts";
-import type { Adapters } from "../platforms/index.ts";
+import { type Adapters, PlatformError } from "../platforms/index.ts";
+import type { CreatorInfo } from "../platforms/tiktok/tiktok-client.ts";
+import { markNeedsReconnect } from "../store/connections.ts";
 import { cancelScheduledPost, claimDueTargets, refreshPostStatus, targetOutcomes } from "../store/targets.ts";
 import { defaultRetryPolicy, type RetryPolicy } from "./retry-policy.ts";
 import { defaultTuning, type PublishingTuning } from "./run-context.ts";
@@ -28,6 +36,8 @@ export type PublishingDeps = {
   media?: MediaReaderOptions;
   retry?: Partial<RetryPolicy>;
   tuning?: Partial<PublishingTuning>;
+  /** Reads pages for Bluesky link cards (default: through the media guard's fetcher). */
+  linkPreviewer?: LinkPreviewer;
   /** Lease of publish-now's claims (default 60 s, extended while running). */
   leaseMs?: number;
 };
@@ -36,11 +46,18 @@ export type PublishingDeps = {
 export type PublishingService = Publishing & {
   /** Starts this process's workers (and its sweeper); stop them to shut down cleanly. */
   startWorkers(options?: WorkerOptions): Stoppable;
-  /** The privacy levels a TikTok connection's creator may post with now (`creator_info`). */
-  creatorPrivacyOptions(connectionId: string): Promise<string[]>;
+  /**
+   * What a TikTok connection's creator may post now (`creator_info`: privacy levels, longest
+   * video). A grant found revoked on this call marks the connection `needs_reconnect` (as a
+   * worker's refresh does) and throws a `reconnect` PlatformError.
+   */
+  tiktokCreator(connectionId: string): Promise<CreatorInfo>;
   readonly vault: TokenVault;
   readonly mediaReader: MediaReader;
 };
+
+/** The reason of the error the vault throws for a connection it marked `needs_reconnect`. */
+const RECONNECT_REASON = needsReconnect("tiktok", null).reason;
 
 const DONE = new Set(["published", "failed", "canceled"]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -66,6 +83,7 @@ export function createPublishing(deps: PublishingDeps): PublishingService {
     storage: deps.storage,
     reader,
     tuning,
+    linkPreviewer: deps.linkPreviewer ?? createGuardedLinkPreviewer(deps.media?.trustedOrigins ?? []),
   };
   const executorFor = (
     workerId: string,
@@ -133,16 +151,29 @@ export function createPublishing(deps: PublishingDeps): PublishingService {
           workerId,
           leaseMs,
           concurrency: options.concurrency ?? 16,
+          accountShare: options.accountShare,
+          reservedSlots: options.reservedSlots,
           pollIntervalMs: options.pollIntervalMs ?? 1_000,
           sweepIntervalMs: options.sweepIntervalMs ?? 15_000,
         },
       );
     },
-    async creatorPrivacyOptions(connectionId) {
-      const info = await withAccessToken(vault, connectionId, ({ secrets }) =>
-        deps.adapters.tiktok.creatorInfo(secrets.accessToken),
-      );
-      return info.privacyLevelOptions;
+    async tiktokCreator(connectionId) {
+      try {
+        return await withAccessToken(vault, connectionId, ({ secrets }) =>
+          deps.adapters.tiktok.creatorInfo(secrets.accessToken),
+        );
+      } catch (error) {
+        // The vault marks a grant lost on refresh; a token TikTok itself calls revoked is marked here.
+        if (
+          error instanceof PlatformError &&
+          error.kind === "reconnect" &&
+          error.reason !== RECONNECT_REASON
+        ) {
+          await markNeedsReconnect(deps.db, connectionId, error.describe(), clock.now());
+        }
+        throw error;
+      }
     },
     vault,
     mediaReader: reader,

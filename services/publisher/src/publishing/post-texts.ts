@@ -1,12 +1,22 @@
 import type { PostContent } from "../contracts/post.ts";
+import { youtubeDescriptionOf } from "../domain/platform-rules.ts";
 
 const withoutAngles = (text: string) => text.replace(/[<>]/g, "");
 
-/** Cuts text to at most `max` UTF-16 units without splitting a surrogate pair. */
+const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
+
+/**
+ * Cuts text to at most `max` UTF-16 units (the unit TikTok and YouTube count in) without
+ * splitting a character as people see it: an emoji with its modifiers stays whole or goes.
+ */
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
-  const cut = text.slice(0, max);
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+  let out = "";
+  for (const { segment } of graphemes.segment(text)) {
+    if (out.length + segment.length > max) break;
+    out += segment;
+  }
+  return out;
 }
 
 /** Cuts text to at most `maxBytes` UTF-8 bytes on a character boundary. */
@@ -22,12 +32,14 @@ export function truncateBytes(text: string, maxBytes: number): string {
 
 /**
  * YouTube's title and description: the overrides, else the caption (title: its first line);
- * `<` and `>` removed (YouTube refuses them), title ≤ 100 characters, description ≤ 5000 bytes.
+ * `<` and `>` removed (YouTube refuses them), the title cut to 100 characters on a character
+ * boundary, the description ≤ 5000 bytes.
  */
 export function youtubeTexts(content: PostContent): { title: string; description: string } {
   const caption = content.caption ?? "";
   const firstLine = caption.split("\n")[0]?.trim() ?? "";
   const title = truncate(withoutAngles(content.youtube.title ?? firstLine).trim(), 100) || "Untitled";
-  const description = truncateBytes(withoutAngles(content.youtube.description ?? caption), 5000);
+  // Checked when the post is made (platform-rules); cut here only for posts made before that check.
+  const description = truncateBytes(youtubeDescriptionOf(content), 5000);
   return { title, description };
 }

@@ -1,3 +1,4 @@
+import { MediaStalled } from "../media/guarded-fetch.ts";
 import { MediaError } from "../media/media-error.ts";
 import { PlatformError } from "../platforms/errors.ts";
 import type { TargetSettlement } from "../store/targets.ts";
@@ -9,6 +10,12 @@ export type RetryPolicy = {
   maxDelayMs: number;
   /** The longest `Retry-After` honoured as given (a longer one is capped to this). */
   maxRetryAfterMs: number;
+  /**
+   * Attempts of a target whose media download stalled (a host trickling bytes): a stall is
+   * retried once by default, then fails the target, so that such a host cannot hold workers
+   * `maxAttempts` times over.
+   */
+  maxStalledAttempts: number;
 };
 
 export const defaultRetryPolicy = (): RetryPolicy => ({
@@ -16,6 +23,7 @@ export const defaultRetryPolicy = (): RetryPolicy => ({
   baseDelayMs: 10_000,
   maxDelayMs: 30 * 60_000,
   maxRetryAfterMs: 6 * 60 * 60_000,
+  maxStalledAttempts: 2,
 });
 
 /** Exponential backoff with jitter (between half and all of `base · 2^failures`, capped). */
@@ -24,7 +32,7 @@ export function backoffMs(policy: RetryPolicy, failures: number, random: () => n
   return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
 
-type Classified = { transient: boolean; error: string; retryAfterMs: number | null };
+type Classified = { transient: boolean; error: string; retryAfterMs: number | null; stalled?: boolean };
 
 /** A failure's class and the text a failed target keeps; unknown errors count as transient. */
 export function classifyFailure(error: unknown): Classified {
@@ -33,15 +41,21 @@ export function classifyFailure(error: unknown): Classified {
     return { transient, error: error.describe(), retryAfterMs: error.retryAfterMs };
   }
   if (error instanceof MediaError) {
-    return { transient: error.transient, error: `${error.code}: ${error.message}`, retryAfterMs: null };
+    return {
+      transient: error.transient,
+      error: `${error.code}: ${error.message}`,
+      retryAfterMs: null,
+      stalled: error instanceof MediaStalled,
+    };
   }
   return { transient: true, error: "INTERNAL: publishing failed unexpectedly", retryAfterMs: null };
 }
 
 /**
  * What becomes of a target after a failed turn: failed for good (a permanent refusal, a lost
- * grant, or out of attempts), or run again after the backoff, never sooner than the platform's
- * `Retry-After`. `attempts` counts the failures before this one.
+ * grant, or out of attempts: `maxStalledAttempts` when its media download stalled), or run again
+ * after the backoff, never sooner than the platform's `Retry-After`. `attempts` counts the
+ * failures before this one.
  */
 export function settlementForFailure(
   error: unknown,
@@ -52,7 +66,10 @@ export function settlementForFailure(
 ): TargetSettlement {
   const failure = classifyFailure(error);
   if (!failure.transient) return { kind: "failed", error: failure.error };
-  if (attempts + 1 >= policy.maxAttempts) {
+  const allowed = failure.stalled
+    ? Math.min(policy.maxAttempts, policy.maxStalledAttempts)
+    : policy.maxAttempts;
+  if (attempts + 1 >= allowed) {
     return { kind: "failed", error: `${failure.error} (gave up after ${attempts + 1} attempts)` };
   }
   const retryAfter = Math.min(failure.retryAfterMs ?? 0, policy.maxRetryAfterMs);

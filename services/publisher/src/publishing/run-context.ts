@@ -2,6 +2,7 @@ import type { Clock, Logger } from "@app/core";
 import type { TokenVault } from "../connections/token-vault.ts";
 import type { MediaReader } from "../contracts/publishing.ts";
 import type { MediaStorage } from "../contracts/storage.ts";
+import type { LinkPreviewer } from "../link-preview/link-previewer.ts";
 import type { StagedMedia } from "../media/staged-media.ts";
 import type { Adapters } from "../platforms/index.ts";
 import type { ClaimedTarget } from "../store/targets.ts";
@@ -15,6 +16,8 @@ export type PublisherDeps = {
   storage: MediaStorage;
   reader: MediaReader;
   tuning: PublishingTuning;
+  /** Reads a link's page for a Bluesky card. */
+  linkPreviewer?: LinkPreviewer;
 };
 
 /** Sizes and intervals of the publishing steps (defaults in {@link defaultTuning}). */

@@ -23,6 +23,15 @@ const list = () =>
         .map((item) => item.trim().replace(/\/+$/, ""))
         .filter(Boolean),
     );
+/** A comma-separated list of http(s) URLs, kept as their origins. */
+const originList = () =>
+  list().pipe(
+    z.array(
+      z
+        .url({ protocol: /^https?$/, error: "must be http:// or https:// URLs" })
+        .transform((text) => new URL(text).origin),
+    ),
+  );
 
 /**
  * The publishing half's variables, for the service's config schema (spread them into it). Base
@@ -42,6 +51,8 @@ export const publishingVariables = {
   PUBLISHER_TIKTOK_AUTHORIZE_URL: url("https://www.tiktok.com"),
   PUBLISHER_TIKTOK_API_URL: url("https://open.tiktokapis.com"),
   PUBLISHER_BLUESKY_SERVICE: url("https://bsky.social"),
+  PUBLISHER_BLUESKY_PLC_URL: url("https://plc.directory"),
+  PUBLISHER_BLUESKY_TRUSTED_PDS_ORIGINS: originList(),
   PUBLISHER_MEDIA_TRUSTED_ORIGINS: list(),
   PUBLISHER_WORKERS: settings.boolean(true),
   PUBLISHER_WORKER_ID: z.string().min(1).max(200).optional(),
@@ -49,6 +60,10 @@ export const publishingVariables = {
   // group commit flushes the handles of every target in flight at once. Two processes at 4 kept
   // up with 167 targets/s only without anything else on the machine (bench/publisher.ts).
   PUBLISHER_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  // An account holds at most this share of a process's slots while other accounts have due
+  // targets, and never the reserved slots beyond it (fair-share.ts).
+  PUBLISHER_WORKER_ACCOUNT_SHARE: z.coerce.number().gt(0).max(1).default(0.25),
+  PUBLISHER_WORKER_RESERVED_SLOTS: z.coerce.number().int().min(0).max(256).default(1),
   PUBLISHER_WORKER_POLL_MS: ms(1_000),
   PUBLISHER_WORKER_LEASE_MS: ms(60_000),
   PUBLISHER_SWEEP_INTERVAL_MS: ms(15_000),
@@ -67,7 +82,10 @@ type Parsed = z.infer<typeof schema>;
 export type PublishingSettings = {
   tokenSecret: string;
   platforms: PlatformSettings;
+  /** Where handles are resolved (the entry service), and the default PDS. */
   blueskyService: string;
+  /** Where did:plc documents are read, and the PDS origins trusted without the public-address check. */
+  blueskyIdentity: { plcUrl: string; trustedOrigins: string[] };
   trustedMediaOrigins: string[];
   /** Whether the API process runs workers too (the worker process always does). */
   runWorkers: boolean;
@@ -95,10 +113,19 @@ export function toPublishingSettings(parsed: Parsed): PublishingSettings {
       },
     },
     blueskyService: one ?? parsed.PUBLISHER_BLUESKY_SERVICE,
+    blueskyIdentity: {
+      plcUrl: parsed.PUBLISHER_BLUESKY_PLC_URL,
+      trustedOrigins: [
+        ...(one ? [new URL(one).origin] : []),
+        ...parsed.PUBLISHER_BLUESKY_TRUSTED_PDS_ORIGINS,
+      ],
+    },
     trustedMediaOrigins: parsed.PUBLISHER_MEDIA_TRUSTED_ORIGINS,
     runWorkers: parsed.PUBLISHER_WORKERS,
     workers: {
       concurrency: parsed.PUBLISHER_WORKER_CONCURRENCY,
+      accountShare: parsed.PUBLISHER_WORKER_ACCOUNT_SHARE,
+      reservedSlots: parsed.PUBLISHER_WORKER_RESERVED_SLOTS,
       pollIntervalMs: parsed.PUBLISHER_WORKER_POLL_MS,
       leaseMs: parsed.PUBLISHER_WORKER_LEASE_MS,
       sweepIntervalMs: parsed.PUBLISHER_SWEEP_INTERVAL_MS,

@@ -73,6 +73,8 @@ export type Executor = {
    */
   run(target: ClaimedTarget, options?: { holdUntil?: number }): Promise<void>;
   activeCount(): number;
+  /** The targets this executor runs, counted by their posts' accounts (for the slot share). */
+  activeByAccount(): Map<string, number>;
   /** The ids of the targets this process is running (its executors', not to be claimed again). */
   runningIds(): string[];
   /** Stops the lease heartbeat once the running targets are done. */
@@ -234,6 +236,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
       return state.done;
     },
     activeCount: () => active.size,
+    activeByAccount() {
+      const counts = new Map<string, number>();
+      for (const { target } of active.values())
+        counts.set(target.accountId, (counts.get(target.accountId) ?? 0) + 1);
+      return counts;
+    },
     runningIds: () => running.ids(),
     async close() {
       await Promise.allSettled([...active.values()].map((state) => state.done));

@@ -1,4 +1,5 @@
 import { withAccessToken } from "../connections/token-vault.ts";
+import { mediaForPlatform } from "../media/platform-media.ts";
 import { sendRange } from "../media/staged-media.ts";
 import { PlatformError } from "../platforms/errors.ts";
 import { type ChunkPlan, chunkAt, chunkRange, planChunks } from "../platforms/tiktok/chunk-plan.ts";
@@ -84,7 +85,12 @@ async function initiate(run: TargetRun, deps: PublisherDeps, kind: "video" | "ph
   if (refusal) throw new PlatformError("tiktok", "permanent", refusal.reason, refusal.message);
   const mode = content.tiktok.postMode;
   if (kind === "photo") {
-    const photos = await Promise.all(content.mediaItems.map((_item, index) => run.media(index)));
+    // Each photo as TikTok takes it (JPEG or WebP, at most 1080p), pulled from our public URL.
+    const photos = await Promise.all(
+      content.mediaItems.map(async (item, index) =>
+        mediaForPlatform(deps.storage, await run.media(index), "tiktok", item.mediaType),
+      ),
+    );
     const { publishId } = await initCall(run, deps, kind, (token) =>
       tiktok.initPhotos(token, {
         mode,
@@ -101,7 +107,12 @@ async function initiate(run: TargetRun, deps: PublisherDeps, kind: "video" | "ph
     await run.saveHandle(handle);
     return handle;
   }
-  const video = await run.media(content.mediaItems.findIndex((item) => item.mediaType === "VIDEO"));
+  const video = await mediaForPlatform(
+    deps.storage,
+    await run.media(content.mediaItems.findIndex((item) => item.mediaType === "VIDEO")),
+    "tiktok",
+    "VIDEO",
+  );
   const plan = planChunks(video.size, deps.tuning.tiktokChunkBytes);
   const { publishId, uploadUrl } = await initCall(run, deps, kind, (token) =>
     tiktok.initVideo(token, { mode, postInfo: videoPostInfo(content, creator), plan }),

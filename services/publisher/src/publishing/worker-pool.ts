@@ -1,11 +1,8 @@
 import type { Clock, Logger, Stoppable } from "@app/core";
 import type { Database } from "@app/db";
-import {
-  claimDueTargets,
-  markClaimedPostsPublishing,
-  releaseExpiredClaims,
-  withAsyncCommit,
-} from "../store/targets.ts";
+import { markClaimedPostsPublishing, releaseExpiredClaims, withAsyncCommit } from "../store/targets.ts";
+import { claimFairShare } from "./fair-claim.ts";
+import { DEFAULT_ACCOUNT_SHARE, DEFAULT_RESERVED_SLOTS, slotShare } from "./fair-share.ts";
 import type { Executor } from "./target-executor.ts";
 
 /** How a process's publishing workers run. */
@@ -14,6 +11,13 @@ export type WorkerOptions = {
   workerId?: string;
   /** Targets run at once in this process. */
   concurrency?: number;
+  /**
+   * The fraction of this process's slots one account may hold while other accounts have due
+   * targets (default a quarter; at least one slot). See fair-share.ts.
+   */
+  accountShare?: number;
+  /** Slots an account beyond its share never takes, kept for other accounts' due targets (default 1). */
+  reservedSlots?: number;
   /** How long to wait before looking again when nothing was due. */
   pollIntervalMs?: number;
   /** How long a claim lasts without a heartbeat (it is extended every third of this). */
@@ -29,16 +33,20 @@ export type WorkerOptions = {
 };
 
 export type ResolvedWorkerOptions = Required<
-  Omit<WorkerOptions, "sweepIntervalMs" | "tiktokProcessingTimeoutMs">
+  Omit<WorkerOptions, "sweepIntervalMs" | "tiktokProcessingTimeoutMs" | "accountShare" | "reservedSlots">
 > & {
   sweepIntervalMs: number | false;
+  accountShare?: number;
+  reservedSlots?: number;
 };
 
 /**
- * The worker loop: claims as many due targets as it has free slots, runs each on the executor,
- * and sleeps `pollIntervalMs` when nothing was due or no slot was free (a finished target wakes it). The sweeper releases expired claims so that
- * a killed worker's targets are picked up again. `stop()` claims nothing more and waits for the
- * running targets.
+ * The worker loop: claims due targets into its free slots, shared between accounts (an account
+ * holds at most its share of the slots while others have due targets, and never the reserved
+ * ones beyond it: see fair-share.ts and fair-claim.ts), runs each on the executor, and sleeps
+ * `pollIntervalMs` when nothing was due or no slot was free (a finished target wakes it). The
+ * sweeper releases expired claims so that a killed worker's targets are picked up again. `stop()`
+ * claims nothing more and waits for the running targets.
  */
 export function runWorkerPool(
   deps: { db: Database; logger: Logger; clock: Clock; executor: Executor },
@@ -46,48 +54,72 @@ export function runWorkerPool(
 ): Stoppable {
   const { db, logger, clock, executor } = deps;
   let running = true;
-  let wake: (() => void) | undefined;
+  // A finished target wakes the loop; one that finishes while the loop is claiming (not pausing)
+  // makes its next pause end at once, so the freed slot is not left for a whole poll interval.
+  let woken = false;
+  let endPause: (() => void) | undefined;
+  const wake = () => {
+    woken = true;
+    endPause?.();
+  };
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
+      const done = () => {
         clearTimeout(timer);
+        endPause = undefined;
+        woken = false;
         resolve();
       };
+      const timer = setTimeout(done, ms);
+      if (woken) done();
+      else endPause = done;
     });
 
-  async function claimBatch(): Promise<number> {
+  const share = slotShare(
+    options.concurrency,
+    options.accountShare ?? DEFAULT_ACCOUNT_SHARE,
+    options.reservedSlots ?? DEFAULT_RESERVED_SLOTS,
+  );
+  /**
+   * When this process last looked past the accounts at their share (at most once a poll
+   * interval; pacing, so the monotonic clock rather than the injected one).
+   */
+  let lookedPastAt = Number.NEGATIVE_INFINITY;
+
+  /** Claims into the free slots; true when claiming again at once may find more. */
+  async function claimBatch(): Promise<boolean> {
     const free = options.concurrency - executor.activeCount();
-    if (free <= 0) return 0;
+    if (free <= 0) return false;
     const now = clock.now();
-    const claimed = await withAsyncCommit(
-      db,
-      (tx) =>
-        claimDueTargets(tx, {
-          workerId: executor.workerId,
-          limit: free,
-          now,
-          leaseUntil: new Date(now.getTime() + options.leaseMs),
-          // Never a target this process still runs under a claim it lost (see RunningTargets).
-          excludeIds: executor.runningIds(),
-        }),
-      { claiming: true },
-    );
+    const { claimed, lookedPast, deferred } = await claimFairShare(db, {
+      workerId: executor.workerId,
+      now,
+      leaseUntil: new Date(now.getTime() + options.leaseMs),
+      free,
+      running: executor.activeByAccount(),
+      share,
+      // Never a target this process still runs under a claim it lost (see RunningTargets).
+      excludeIds: executor.runningIds(),
+      mayLookPast: performance.now() - lookedPastAt >= options.pollIntervalMs,
+    });
+    if (lookedPast) lookedPastAt = performance.now();
     if (claimed.length > 0) await withAsyncCommit(db, (tx) => markClaimedPostsPublishing(tx, claimed, now));
     // A finished target frees a slot: claim again at once rather than after a whole poll interval.
-    for (const target of claimed) void executor.run(target).finally(() => wake?.());
-    return claimed.length;
+    for (const target of claimed) void executor.run(target).finally(wake);
+    // What is due beyond these waits for its account's share: nothing changes until a target
+    // finishes (which wakes the loop), so claiming again at once would find nothing.
+    return claimed.length > 0 && !deferred;
   }
 
   const loop = (async () => {
     while (running) {
-      let claimed = 0;
+      let again = false;
       try {
-        claimed = await claimBatch();
+        again = await claimBatch();
       } catch (error) {
         logger.error({ err: error, workerId: executor.workerId }, "claiming due targets failed");
       }
-      if (running && claimed === 0) await pause(options.pollIntervalMs);
+      if (running && !again) await pause(options.pollIntervalMs);
     }
   })();
 
@@ -113,7 +145,7 @@ export function runWorkerPool(
     async stop() {
       running = false;
       if (sweeper) clearInterval(sweeper);
-      wake?.();
+      wake();
       await loop;
       await executor.close();
     },

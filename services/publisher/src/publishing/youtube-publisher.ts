@@ -1,4 +1,5 @@
 import { withAccessToken } from "../connections/token-vault.ts";
+import { mediaForPlatform } from "../media/platform-media.ts";
 import { sendRange } from "../media/staged-media.ts";
 import { PlatformError } from "../platforms/errors.ts";
 import type { UploadProgress } from "../platforms/youtube/youtube-client.ts";
@@ -23,7 +24,7 @@ export async function publishToYouTube(run: TargetRun, deps: PublisherDeps): Pro
   const index = target.content.mediaItems.findIndex((item) => item.mediaType === "VIDEO");
   if (index < 0)
     throw new PlatformError("youtube", "permanent", "NO_VIDEO", "A YouTube post needs one video.");
-  const media = await run.media(index);
+  const media = await mediaForPlatform(deps.storage, await run.media(index), "youtube", "VIDEO");
   const youtube = deps.adapters.youtube;
   let sessionUri = (target.platformHandle as YouTubeHandle | null)?.sessionUri;
   let progress: UploadProgress = { kind: "expired" };

@@ -2,13 +2,18 @@ import type { Clock, Logger, ServiceApp } from "@app/core";
 import type { Database } from "@app/db";
 import type { Publishing } from "../contracts/publishing.ts";
 import type { MediaStorage } from "../contracts/storage.ts";
+import type { MediaPreflight } from "../media/preflight/media-preflight.ts";
 import type { RateLimiter } from "../store/rate-limits.ts";
 
+/** What a TikTok creator may post now (`creator_info`): privacy levels and the longest video. */
+export type TikTokCreatorFacts = { privacyLevelOptions: readonly string[]; maxVideoPostDurationSec?: number };
+
 /**
- * The privacy levels a TikTok creator may use now (`creator_info`), supplied by publishing;
- * undefined when it cannot tell.
+ * A TikTok connection's creator facts, asked of TikTok through publishing; undefined when it
+ * cannot tell. A connection found dead (its grant revoked) throws a `reconnect` PlatformError,
+ * the connection already marked `needs_reconnect`.
  */
-export type CreatorPrivacyOptions = (connectionId: string) => Promise<readonly string[] | undefined>;
+export type TikTokCreatorLookup = (connectionId: string) => Promise<TikTokCreatorFacts | undefined>;
 
 /** What every route is built from. */
 export type RouteDeps = {
@@ -20,7 +25,9 @@ export type RouteDeps = {
   limiter: RateLimiter;
   publishTimeoutMs: number;
   presignExpiresSeconds: number;
-  creatorPrivacyOptions?: CreatorPrivacyOptions;
+  tiktokCreator?: TikTokCreatorLookup;
+  /** Checks a post's media against its targets and makes what can be fixed fit (`src/media/preflight`). */
+  mediaPreflight: MediaPreflight;
 };
 
 export type PublisherApp = ServiceApp;

@@ -93,7 +93,10 @@ export const QueueSettingsSchema = z
       .openapi({ description: "0 = Sunday … 6 = Saturday", example: [1, 2, 3, 4, 5] }),
     timezone: textField()
       .max(64)
-      .refine(isTimeZone, "must be an IANA time zone such as Europe/Berlin")
+      .refine(
+        isTimeZone,
+        "must be an IANA time zone name spelled as IANA does, such as Europe/Berlin or UTC (no offsets)",
+      )
       .optional()
       .openapi({ example: "America/New_York" }),
   })

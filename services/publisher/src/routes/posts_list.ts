@@ -4,7 +4,6 @@ import { decodeCursor, encodeCursor } from "../domain/cursor.ts";
 import { listPosts } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { POST_STATUSES, PostSchema, postView } from "./post-views.ts";
-import { invalidPayload } from "./prepare-post.ts";
 import { textField } from "./text-field.ts";
 
 /** Page size bounds of GET /api/v1/posts. */
@@ -19,11 +18,17 @@ const ListQuery = z.object({
     .pipe(z.number().int().min(POSTS_PAGE.min).max(POSTS_PAGE.max))
     .optional()
     .openapi({ type: "integer", minimum: 1, maximum: 100, default: 20 }),
+  // Decoded here, so that a cursor this service never issued is a fault of the query string.
   cursor: textField()
     .min(1)
     .max(512)
+    .transform((text, context) => {
+      const position = decodeCursor(text);
+      if (!position) context.addIssue({ code: "custom", message: "is not a cursor this service issued" });
+      return position ?? z.NEVER;
+    })
     .optional()
-    .openapi({ description: "The `nextCursor` of the previous page" }),
+    .openapi({ type: "string", description: "The `nextCursor` of the previous page" }),
 });
 
 /** GET /api/v1/posts: the account's posts, newest first, a page at a time. */
@@ -49,10 +54,7 @@ export function registerPostsList(app: PublisherApp, deps: RouteDeps): void {
   app.openapi(route, async (c) => {
     const { accountId } = keyHolderOf(c);
     const query = c.req.valid("query");
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    if (query.cursor !== undefined && after === undefined) {
-      throw invalidPayload([{ path: "cursor", message: "is not a cursor this service issued" }]);
-    }
+    const after = query.cursor;
     const page = await listPosts(deps.db, {
       accountId,
       status: query.status,

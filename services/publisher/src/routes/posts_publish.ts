@@ -1,38 +1,82 @@
 import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
-import type { TargetOutcome } from "../contracts/post.ts";
+import type { TargetOutcome, TargetStatus } from "../contracts/post.ts";
+import { derivePostStatus } from "../domain/post-status.ts";
 import { insertPost, targetOutcomes } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { PublishPayloadSchema } from "./post-payload.ts";
 import { preparePost } from "./prepare-post.ts";
 
+const TARGET_STATUSES = ["scheduled", "publishing", "published", "failed", "canceled"] as const;
+const POST_STATUSES = ["draft", "scheduled", "publishing", "published", "failed", "partial"] as const;
+
 const PublishResult = z
   .object({
-    success: z.boolean().openapi({ description: "No target failed (each published, or still running)" }),
-    allPublished: z.boolean(),
-    postId: z.string(),
+    success: z.boolean().nullable().openapi({
+      description:
+        "Once every target is done: true when none failed, false when one did. null while any target is still scheduled or publishing (do not publish again: poll the post)",
+    }),
+    allPublished: z.boolean().openapi({ description: "Every target is published" }),
+    status: z
+      .enum(POST_STATUSES)
+      .openapi({ description: "The post's status, as GET /api/v1/posts/{id} shows it" }),
+    postId: z
+      .string()
+      .openapi({ description: "Follow the targets still running with GET /api/v1/posts/{postId}" }),
+    message: z.string(),
     platforms: z.array(
       z.object({
         connectionId: z.string(),
         platform: z.string(),
-        success: z.boolean().openapi({ description: "This target is published" }),
+        success: z.boolean().nullable().openapi({
+          description: "true published, false failed; null while the target is still scheduled or publishing",
+        }),
+        status: z.enum(TARGET_STATUSES),
         platformPostId: z.string().nullable(),
+        url: z.string().nullable(),
+        error: z.string().nullable().openapi({ description: "Why it failed, or the last retried error" }),
       }),
     ),
   })
   .openapi("PublishResult");
 
-/** The publish-now answer from the targets' outcomes. */
+const UNFINISHED: ReadonlySet<TargetStatus> = new Set(["scheduled", "publishing"]);
+
+/** A target's `success`: settled ones say how they ended; an unfinished one claims nothing. */
+function targetSuccess(status: TargetStatus): boolean | null {
+  if (UNFINISHED.has(status)) return null;
+  return status === "published";
+}
+
+/**
+ * The publish-now answer from the targets' outcomes. Targets still running when the wait ended
+ * keep going with the workers and publish later: they are reported as such (`success: null`, their
+ * status), and so is the whole answer while any runs, so that no client reads a failure and posts
+ * again.
+ */
 export function publishResult(postId: string, outcomes: readonly TargetOutcome[]) {
+  const unfinished = outcomes.filter((o) => UNFINISHED.has(o.status)).length;
+  const failed = outcomes.filter((o) => o.status === "failed" || o.status === "canceled").length;
+  const message =
+    unfinished > 0
+      ? `${unfinished} of ${outcomes.length} targets still publishing: follow them with GET /api/v1/posts/${postId} rather than publishing again.`
+      : failed > 0
+        ? `${failed} of ${outcomes.length} targets failed; the others are published.`
+        : "Published to every target.";
   return {
-    success: outcomes.every((o) => o.status !== "failed" && o.status !== "canceled"),
+    success: unfinished > 0 ? null : failed === 0,
     allPublished: outcomes.length > 0 && outcomes.every((o) => o.status === "published"),
+    status: derivePostStatus(outcomes.map((o) => o.status)),
     postId,
+    message,
     platforms: outcomes.map((o) => ({
       connectionId: o.connectionId,
       platform: o.platform,
-      success: o.status === "published",
+      success: targetSuccess(o.status),
+      status: o.status,
       platformPostId: o.platformPostId,
+      url: o.url,
+      error: o.error,
     })),
   };
 }
@@ -46,7 +90,7 @@ export function registerPostsPublish(app: PublisherApp, deps: RouteDeps): void {
     tags: ["Posts"],
     summary: "Publish a post now",
     description:
-      "Targets still running when the wait ends keep going in the background; follow them with GET /api/v1/posts/{id}.",
+      "Targets still running when the wait ends keep going in the background and publish later: they are answered with `success: null` and their status (and the answer's `success` is null while any runs); follow them with GET /api/v1/posts/{id} rather than publishing again.",
     security: API_KEY_SECURITY,
     middleware: [apiKeyGuard(deps, "posts:write")],
     request: { body: { required: true, content: { "application/json": { schema: PublishPayloadSchema } } } },

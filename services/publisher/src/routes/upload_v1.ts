@@ -2,6 +2,7 @@ import { createRoute, errorResponseSpec, jsonResponse, requestHeader, z } from "
 import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
 import { PublisherError } from "../errors.ts";
 import { recordMedia } from "../store/media.ts";
+import { receiveFromClient } from "../uploads/client-end.ts";
 import { MAX_UPLOAD_BYTES, UPLOAD_V2_PATH } from "../uploads/limits.ts";
 import { declaredLength, receiveMultipart, receiveRaw } from "../uploads/receive.ts";
 import { newMediaPath } from "../uploads/record.ts";
@@ -35,7 +36,7 @@ export function registerUploadV1(app: PublisherApp, deps: RouteDeps): void {
     responses: {
       200: jsonResponse(UploadResult, "Stored"),
       400: errorResponseSpec(
-        "Not a video or image, or a body short of its Content-Length (INCOMPLETE_UPLOAD)",
+        "Not a video or image, an empty file (VALIDATION_FAILED), or a body short of its Content-Length (INCOMPLETE_UPLOAD)",
       ),
       ...API_KEY_RESPONSES,
       411: errorResponseSpec("No Content-Length (LENGTH_REQUIRED)"),
@@ -60,9 +61,14 @@ export function registerUploadV1(app: PublisherApp, deps: RouteDeps): void {
       mediaId = made.id;
       return made.path;
     };
-    const upload = contentType.startsWith("multipart/form-data")
-      ? await receiveMultipart(c, deps.storage, makePath, length)
-      : await receiveRaw(c, deps.storage, makePath, length);
+    const received = await receiveFromClient(c, deps.logger, length, () =>
+      contentType.startsWith("multipart/form-data")
+        ? receiveMultipart(c, deps.storage, makePath, length)
+        : receiveRaw(c, deps.storage, makePath, length),
+    );
+    // A client that half-closed after a short body was answered as it went (see client-end.ts).
+    if ("answered" in received) return received.answered as never;
+    const { upload } = received;
     await recordMedia(deps.db, { id: mediaId, accountId, ...upload, complete: true });
     return c.json(
       {

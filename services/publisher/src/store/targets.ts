@@ -15,6 +15,8 @@ import { derivePostStatus } from "../domain/post-status.ts";
  */
 export type ClaimedTarget = PostTarget & {
   content: PostContent;
+  /** The post's account (workers share their slots between accounts). */
+  accountId: string;
   claimedBy: string;
   claimToken: string;
   claimedUntil: Date;
@@ -94,7 +96,7 @@ export async function claimDueTargets(
          AND ($5::text IS NULL OR post_id = $5) AND NOT (id = ANY($6::text[]))
        ORDER BY next_attempt_at LIMIT $4
        FOR UPDATE SKIP LOCKED)
-     RETURNING ${TARGET_COLUMNS}, p.content`,
+     RETURNING ${TARGET_COLUMNS}, p.content, p.account_id AS "accountId"`,
     [
       input.workerId,
       input.leaseUntil,
@@ -103,6 +105,52 @@ export async function claimDueTargets(
       input.postId ?? null,
       [...(input.excludeIds ?? [])],
     ],
+  );
+}
+
+/**
+ * Locks, for a claim in the same transaction, up to `limit` due and unclaimed targets in due order
+ * (`FOR UPDATE OF t SKIP LOCKED`: rows another worker is locking are passed over, never waited
+ * for), with their posts' accounts, leaving out `excludeIds` (targets this process still runs)
+ * and the targets of `skipAccounts`. The caller then claims some of them with
+ * {@link claimLockedTargets}; the others are free again when its transaction ends.
+ */
+export async function lockDueCandidates(
+  tx: Queryable,
+  input: { now: Date; limit: number; excludeIds?: readonly string[]; skipAccounts?: readonly string[] },
+): Promise<{ id: string; accountId: string }[]> {
+  if (input.limit <= 0) return [];
+  return tx.query<{ id: string; accountId: string }>(
+    `SELECT t.id, p.account_id AS "accountId"
+     FROM publisher.post_targets t JOIN publisher.posts p ON p.id = t.post_id
+     WHERE t.status IN ('scheduled', 'publishing') AND t.claimed_by IS NULL AND t.next_attempt_at <= $1
+       AND NOT (t.id = ANY($2::text[])) AND NOT (p.account_id = ANY($3::text[]))
+     ORDER BY t.next_attempt_at LIMIT $4
+     FOR UPDATE OF t SKIP LOCKED`,
+    [input.now, [...(input.excludeIds ?? [])], [...(input.skipAccounts ?? [])], input.limit],
+  );
+}
+
+/**
+ * Claims targets locked by {@link lockDueCandidates} in the same transaction for `workerId`: each
+ * moves to `publishing` with a lease until `leaseUntil` and a fresh claim token, as
+ * {@link claimDueTargets} does. The conditions are stated again, so a row not locked as expected
+ * is never claimed twice.
+ */
+export async function claimLockedTargets(
+  tx: Queryable,
+  input: { ids: readonly string[]; workerId: string; now: Date; leaseUntil: Date },
+): Promise<ClaimedTarget[]> {
+  if (input.ids.length === 0) return [];
+  return tx.query<ClaimedTarget>(
+    `UPDATE publisher.post_targets t
+     SET status = 'publishing', claimed_by = $1, claimed_until = $2, updated_at = $3,
+       claim_token = gen_random_uuid()::text
+     FROM publisher.posts p
+     WHERE p.id = t.post_id AND t.id = ANY($4::text[])
+       AND t.status IN ('scheduled', 'publishing') AND t.claimed_by IS NULL
+     RETURNING ${TARGET_COLUMNS}, p.content, p.account_id AS "accountId"`,
+    [input.workerId, input.leaseUntil, input.now, [...input.ids]],
   );
 }
 

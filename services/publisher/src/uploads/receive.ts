@@ -52,6 +52,13 @@ function unknownMedia(where: string): PublisherError {
   });
 }
 
+/** An upload of no bytes: nothing to publish (v2 refuses a `contentLength` of 0 the same way). */
+function emptyUpload(where: string): PublisherError {
+  return new PublisherError("VALIDATION_FAILED", "The upload is empty.", {
+    issues: [{ path: where, message: "must have at least 1 byte: an empty file cannot be published" }],
+  });
+}
+
 /** Storage and stream failures as the caller should see them; anything else unchanged. */
 export function asUploadError(error: unknown): unknown {
   if (error instanceof IncompleteBodyError) {
@@ -115,6 +122,7 @@ export async function receiveRaw(
   makePath: PathMaker,
   length: number,
 ): Promise<ReceivedUpload> {
+  if (length === 0) throw emptyUpload("content-length");
   const described = describeUpload(requestHeader(c, "x-filename"), requestHeader(c, "content-type"));
   if (!described) throw unknownMedia("x-filename");
   const path = makePath(described.extension);
@@ -173,6 +181,10 @@ export async function receiveMultipart(
       transform(chunk: Buffer, _encoding, done) {
         upload.sizeBytes += chunk.length;
         done(null, chunk);
+      },
+      // An empty file fails its own store, so nothing is kept.
+      flush(done) {
+        done(upload.sizeBytes === 0 ? emptyUpload("file") : null);
       },
     });
     // The store attaches to `counted` only after its own setup: until then a failure must not go unheard.

@@ -1,4 +1,4 @@
-import { DEMO_BLUESKY, DEMO_GOOGLE, DEMO_TIKTOK } from "@app/sandbox/demo";
+import { DEMO_BLUESKY, DEMO_BLUESKY_SELF_HOSTED, DEMO_GOOGLE, DEMO_TIKTOK } from "@app/sandbox/demo";
 import { test } from "@app/testkit";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { approveOnSandbox } from "../../src/demo.ts";
@@ -285,5 +285,26 @@ describe("connecting accounts through the platforms' OAuth flows", () => {
     const wrong = await post("wrong-pass-word-0000");
     expect(wrong.status).toBe(400);
     expect(await wrong.json()).toMatchObject({ error: "BLUESKY_LOGIN_FAILED" });
+  });
+
+  test("an account on a self-hosted PDS connects there; an unknown handle is named as such", async ({
+    db,
+  }) => {
+    await ensureAccounts(db);
+    const app = appFor(db);
+    const post = (handle: string, appPassword: string) =>
+      app.request("/api/v1/connections/bluesky", {
+        method: "POST",
+        headers: { "x-api-key": "key-b", "content-type": "application/json" },
+        body: JSON.stringify({ handle, appPassword }),
+      });
+    const ok = await post(DEMO_BLUESKY_SELF_HOSTED.handle, DEMO_BLUESKY_SELF_HOSTED.appPassword);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({
+      connection: { platform: "bluesky", account_id: DEMO_BLUESKY_SELF_HOSTED.did },
+    });
+    const unknown = await post("nobody-here.pds2.test", "abcd-efgh-ijkl-mnop");
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ error: "BLUESKY_ACCOUNT_NOT_FOUND" });
   });
 });

@@ -147,8 +147,37 @@ describe("what each platform accepts", () => {
     expect(contentProblemFor("bluesky", mixed)).toMatch(/one video/);
   });
 
-  test("Bluesky counts graphemes: 300 family emoji pass, 301 characters do not", () => {
-    expect(contentProblemFor("bluesky", content({ caption: "👨‍👩‍👧".repeat(300) }))).toBeUndefined();
-    expect(contentProblemFor("bluesky", content({ caption: "a".repeat(301) }))).toMatch(/300/);
+  test("Bluesky counts graphemes (300) and UTF-8 bytes (3,000), as its lexicon does", () => {
+    const family = "👨‍👩‍👧‍👦"; // one grapheme, 25 bytes
+    expect(contentProblemFor("bluesky", content({ caption: "a".repeat(300) }))).toBeUndefined();
+    expect(contentProblemFor("bluesky", content({ caption: "a".repeat(301) }))).toMatch(/300 .*301/);
+    expect(contentProblemFor("bluesky", content({ caption: family.repeat(120) }))).toBeUndefined();
+    // 150 graphemes, 3,750 bytes: under the grapheme limit, over the byte limit.
+    expect(contentProblemFor("bluesky", content({ caption: family.repeat(150) }))).toMatch(
+      /3000 bytes.*3750/,
+    );
+  });
+
+  test("TikTok counts UTF-16 units: a video caption of 2,200, a photo description of 4,000", () => {
+    const emoji = "😀"; // two UTF-16 units
+    const videoWith = (caption: string) => ({ ...video, caption });
+    const photosWith = (caption: string) => ({ ...images(2), caption });
+    expect(contentProblemFor("tiktok", videoWith(emoji.repeat(1100)))).toBeUndefined();
+    expect(contentProblemFor("tiktok", videoWith(`${emoji.repeat(1100)}a`))).toMatch(
+      /2200 UTF-16 units.*2201/,
+    );
+    expect(contentProblemFor("tiktok", photosWith(emoji.repeat(1100)))).toBeUndefined();
+    expect(contentProblemFor("tiktok", photosWith(emoji.repeat(2001)))).toMatch(/4000 UTF-16 units/);
+  });
+
+  test("YouTube's description is at most 5,000 bytes, the override's or the caption's", () => {
+    const withDescription = (description: string) => ({
+      ...video,
+      youtube: { ...video.youtube, description },
+    });
+    expect(contentProblemFor("youtube", withDescription("é".repeat(2500)))).toBeUndefined();
+    expect(contentProblemFor("youtube", withDescription("é".repeat(2501)))).toMatch(/5000 bytes.*5002/);
+    // The angle brackets YouTube refuses are removed before counting.
+    expect(contentProblemFor("youtube", withDescription(`${"é".repeat(2500)}<>`))).toBeUndefined();
   });
 });

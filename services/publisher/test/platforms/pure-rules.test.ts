@@ -2,12 +2,20 @@ import { describe, expect, it } from "vitest";
 import { isTid, newTid } from "../../src/platforms/bluesky/tid.ts";
 import { PlatformError, parseRetryAfter } from "../../src/platforms/errors.ts";
 import { chunkAt, chunkRange, planChunks } from "../../src/platforms/tiktok/chunk-plan.ts";
+import type { CreatorInfo } from "../../src/platforms/tiktok/tiktok-client.ts";
 import { receivedBytes } from "../../src/platforms/youtube/youtube-client.ts";
-import { youtubeTexts } from "../../src/publishing/post-texts.ts";
+import { truncate, youtubeTexts } from "../../src/publishing/post-texts.ts";
 import { backoffMs, defaultRetryPolicy, settlementForFailure } from "../../src/publishing/retry-policy.ts";
+import { photoPostInfo } from "../../src/publishing/tiktok-post-info.ts";
 import { content } from "../publishing-support.ts";
 
 const MB = 1024 * 1024;
+const CREATOR = {
+  privacyLevelOptions: ["PUBLIC_TO_EVERYONE", "SELF_ONLY"],
+  commentDisabled: false,
+  duetDisabled: false,
+  stitchDisabled: false,
+} as CreatorInfo;
 
 describe("TikTok's chunk arithmetic", () => {
   it("sends a file under 5 MB whole, as one chunk", () => {
@@ -83,5 +91,13 @@ describe("platform details", () => {
     const texts = youtubeTexts(content({ caption: `<b>${"x".repeat(120)}</b>\nbody` }));
     expect(texts.title).toBe(`b${"x".repeat(99)}`);
     expect(texts.description).not.toMatch(/[<>]/);
+  });
+  it("cuts a title on a character boundary: an emoji with its joiners stays whole or goes", () => {
+    const family = "👨‍👩‍👧‍👦"; // 11 UTF-16 units
+    expect(truncate(`${"a".repeat(85)}${family}`, 90)).toBe("a".repeat(85));
+    expect(truncate(`${"a".repeat(79)}${family}b`, 90)).toBe(`${"a".repeat(79)}${family}`);
+    const title = photoPostInfo(content({ caption: `${"x".repeat(89)}😀 and more` }), CREATOR).title;
+    expect(title).toBe("x".repeat(89));
+    expect(String(title).isWellFormed()).toBe(true);
   });
 });

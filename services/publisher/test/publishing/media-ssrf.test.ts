@@ -6,6 +6,7 @@ import { isPublicAddress } from "../../src/media/address-policy.ts";
 import { MediaError } from "../../src/media/media-error.ts";
 import { createMediaReader } from "../../src/media/media-reader.ts";
 import { sniffMediaType } from "../../src/media/sniff.ts";
+import { jpegImage } from "../media/images.ts";
 import {
   content,
   insertPost,
@@ -17,9 +18,10 @@ import {
 
 const twins = usePlatformTwins();
 let host: { url: string; server: Server };
-const jpeg = mediaFile("jpeg", 5000, 2);
+let jpeg: { bytes: Buffer };
 
 beforeAll(async () => {
+  jpeg = { bytes: await jpegImage(320, 240) };
   const server = createServer((req, res) => {
     if (req.url === "/to-postgres")
       return void res.writeHead(302, { location: "http://127.0.0.1:5432/" }).end();
@@ -169,7 +171,9 @@ test("a foreign photo is staged in our storage while it publishes, and the copy 
   });
   const [outcome] = await publishing.publishNow(postId, 10_000);
   expect(outcome).toMatchObject({ status: "published" });
-  expect(staged).toHaveLength(1);
-  expect(staged[0]).toMatch(/^staged_/);
-  expect(await storage.exists(staged[0] as string)).toBe(false);
+  // The staged copy, and the copy of it made to fit Bluesky; both gone once the target is done.
+  expect(staged).toHaveLength(2);
+  expect(staged[0]).toMatch(/^staged_[A-Za-z0-9_-]+_0$/);
+  expect(staged[1]).toMatch(new RegExp(`^${staged[0]}_fit-bluesky-v1-[0-9a-f]{16}\\.jpg$`));
+  for (const path of staged) expect(await storage.exists(path)).toBe(false);
 });

@@ -4,13 +4,14 @@ import { test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { completeConnect, startConnect } from "../../src/connections/connect-flows.ts";
 import type { PublisherDemo } from "../../src/demo.ts";
-import { approveOnSandbox, sandboxAdapters } from "../../src/demo.ts";
+import { approveOnSandbox, sandboxAdapters, sandboxIdentity } from "../../src/demo.ts";
 import {
   content,
   insertPost,
   mediaFile,
   postStatus,
   requestsOf,
+  sandboxBluesky,
   sandboxGet,
   sandboxPost,
   seedDemo,
@@ -152,13 +153,16 @@ describe("the target state machine", () => {
   }) => {
     const demo = await seeded(db);
     const clock = systemClock;
-    const deps = {
+    const base = {
       db,
       clock,
       sealer: testSealer(),
       adapters: sandboxAdapters(twins.sandbox.url),
       publicUrl: "http://127.0.0.1:3002",
-      blueskyService: twins.sandbox.url,
+    };
+    const deps = {
+      ...base,
+      blueskyIdentity: sandboxIdentity(twins.sandbox.url, sandboxBluesky(twins.sandbox.url), base.adapters),
     };
     const { authorizeUrl } = await startConnect(deps, { accountId: demo.accountId, platform: "tiktok" });
     const privateCreator = await completeConnect(deps, {

@@ -1,9 +1,9 @@
 import { test } from "@app/testkit";
 import { expect } from "vitest";
+import { jpegImage } from "../media/images.ts";
 import {
   content,
   insertPost,
-  mediaFile,
   postStatus,
   requestsOf,
   sandboxGet,
@@ -31,10 +31,8 @@ test("a TikTok photo init refused with 429 rate_limit_exceeded is retried and pu
 }) => {
   const demo = await seedDemo(db, twins.sandbox.url);
   const publishing = twins.publishing(db);
-  const photos = [mediaFile("jpeg", 2000, 7), mediaFile("jpeg", 2500, 8)];
-  const urls = photos.map((photo, index) =>
-    twins.storage.put(`audit-rl-${index}.jpg`, photo.bytes, "image/jpeg"),
-  );
+  const photos = [await jpegImage(640, 480), await jpegImage(800, 600)];
+  const urls = photos.map((photo, index) => twins.storage.put(`audit-rl-${index}.jpg`, photo, "image/jpeg"));
   await sandboxPost(twins.sandbox.url, "/_sandbox/requests", {}, "DELETE");
   await sandboxPost(twins.sandbox.url, "/_sandbox/faults", {
     operation: "tiktok.content.init",

@@ -18,15 +18,28 @@ describe("POST /api/v1/publish: success", () => {
     expect(body).toEqual({
       success: true,
       allPublished: true,
+      status: "published",
       postId: expect.stringMatching(/^post_/),
+      message: "Published to every target.",
       platforms: [
         {
           connectionId: youtube,
           platform: "youtube",
           success: true,
+          status: "published",
           platformPostId: `fake-youtube-${youtube}`,
+          url: null,
+          error: null,
         },
-        { connectionId: tiktok, platform: "tiktok", success: true, platformPostId: `fake-tiktok-${tiktok}` },
+        {
+          connectionId: tiktok,
+          platform: "tiktok",
+          success: true,
+          status: "published",
+          platformPostId: `fake-tiktok-${tiktok}`,
+          url: null,
+          error: null,
+        },
       ],
     });
     expect(publishing.calls).toEqual([{ method: "publishNow", postId: body.postId, timeoutMs: 5000 }]);
@@ -47,10 +60,11 @@ describe("POST /api/v1/publish: success", () => {
     );
     expect(target?.due_at).toEqual(clock.now());
     expect(target?.next_attempt_at).toEqual(clock.now());
+    // Still running when the wait ended: not a failure (see publish-now-unfinished-targets.test.ts).
     expect(body).toMatchObject({
-      success: true,
+      success: null,
       allPublished: false,
-      platforms: [{ success: false, platformPostId: null }],
+      platforms: [{ success: null, status: "publishing", platformPostId: null }],
     });
   });
 
@@ -103,9 +117,9 @@ describe("POST /api/v1/publish: success", () => {
     const res = await call(app, "POST", "/api/v1/publish", key, { text: "Hi", connectionIds: [bluesky] });
     expect(res.status).toBe(200);
     expect(await json(res)).toMatchObject({
-      success: true,
+      success: null,
       allPublished: false,
-      platforms: [{ connectionId: bluesky, success: false }],
+      platforms: [{ connectionId: bluesky, success: null, status: "scheduled" }],
     });
   });
 });
@@ -206,7 +220,9 @@ describe("POST /api/v1/publish: errors", () => {
   }) => {
     const { accountId, key } = await seedAccount(db);
     const tiktok = await seedConnection(db, accountId, "tiktok");
-    const { app } = publisherApp(db, { creatorPrivacyOptions: async () => ["SELF_ONLY"] });
+    const { app } = publisherApp(db, {
+      tiktokCreator: async () => ({ privacyLevelOptions: ["SELF_ONLY"] }),
+    });
     const res = await call(app, "POST", "/api/v1/publish", key, { videoUrl: VIDEO, connectionIds: [tiktok] });
     expect(await json(res)).toMatchObject({
       error: "CONTENT_NOT_ACCEPTED",

@@ -8,6 +8,7 @@ const DEFAULT_ERROR: Record<number, string> = {
   413: "PayloadTooLarge",
   429: "RateLimitExceeded",
   500: "InternalServerError",
+  501: "MethodNotImplemented",
   502: "UpstreamFailure",
   503: "NotEnoughResources",
   504: "UpstreamTimeout",
@@ -17,6 +18,7 @@ const DEFAULT_MESSAGE: Record<string, string> = {
   AuthenticationRequired: "Authentication Required",
   RateLimitExceeded: "Rate Limit Exceeded",
   InternalServerError: "Internal Server Error",
+  MethodNotImplemented: "Method Not Implemented",
 };
 
 /** The XRPC error body: `{error, message}`. */

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 
 const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
 const TID_ALPHABET = "234567abcdefghijklmnopqrstuvwxyz";
@@ -19,29 +19,23 @@ function base32(bytes: Uint8Array): string {
   return out;
 }
 
-/** A CIDv1 (base32, `b…`) for a SHA-256 digest: codec `raw` (0x55) for blobs, `dag-cbor` (0x71) for records. */
-export function cidOf(sha256Hex: string, codec: "raw" | "dag-cbor"): string {
+/** A blob's CID (base32, `b…`) from the SHA-256 of its bytes: CIDv1, codec `raw` (0x55), as a PDS names blobs. */
+export function blobCid(sha256Hex: string): string {
   const digest = Buffer.from(sha256Hex, "hex");
-  const bytes = new Uint8Array([1, codec === "raw" ? 0x55 : 0x71, 0x12, 0x20, ...digest]);
-  return `b${base32(bytes)}`;
+  return `b${base32(new Uint8Array([1, 0x55, 0x12, 0x20, ...digest]))}`;
 }
 
-/** A record's CID: SHA-256 of its canonical JSON (keys sorted) under the dag-cbor codec (not its real CBOR encoding). */
-export function recordCid(record: unknown): string {
-  const canonical = JSON.stringify(record, (_key, value: unknown) =>
-    value && typeof value === "object" && !Array.isArray(value)
-      ? Object.fromEntries(
-          Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)),
-        )
-      : value,
-  );
-  return cidOf(createHash("sha256").update(canonical).digest("hex"), "dag-cbor");
-}
+let lastTidMicros = 0n;
 
-/** A timestamp identifier (TID): microseconds since 1970 and a clock id, in sortable base32, 13 characters. */
+/**
+ * A timestamp identifier (TID): microseconds since 1970 and a clock id, in sortable base32, 13
+ * characters; each is later than the one before (as a repository's revisions must be).
+ */
 export function newTid(now: Date): string {
-  let value = (BigInt(now.getTime()) * 1000n + BigInt(randomBytes(1)[0] ?? 0)) << 10n;
-  value |= BigInt(randomBytes(2).readUInt16BE() & 1023);
+  let micros = BigInt(now.getTime()) * 1000n + BigInt(randomBytes(1)[0] ?? 0);
+  if (micros <= lastTidMicros) micros = lastTidMicros + 1n;
+  lastTidMicros = micros;
+  let value = (micros << 10n) | BigInt(randomBytes(2).readUInt16BE() & 1023);
   let out = "";
   for (let index = 0; index < 13; index += 1) {
     out = TID_ALPHABET[Number(value & 31n)] + out;
@@ -62,4 +56,20 @@ export function isNsid(value: string): boolean {
       value,
     ) && value.length <= 317
   );
+}
+
+/** True for a valid record key: 1–512 of `A-Za-z0-9._:~-`, not `.` or `..`. */
+export function isRecordKey(value: string): boolean {
+  return /^[A-Za-z0-9._:~-]{1,512}$/.test(value) && value !== "." && value !== "..";
+}
+
+/** Whether a record key fits a lexicon's record key type (`tid`, `nsid`, `any`, `literal:<value>`). */
+export function recordKeyProblem(keyType: string | undefined, rkey: string): string | undefined {
+  if (keyType === "tid" && !isTid(rkey)) return `the record key must be a TID (got "${rkey.slice(0, 60)}")`;
+  if (keyType === "nsid" && !isNsid(rkey))
+    return `the record key must be an NSID (got "${rkey.slice(0, 60)}")`;
+  if (keyType?.startsWith("literal:") && rkey !== keyType.slice("literal:".length)) {
+    return `the record key must be "${keyType.slice("literal:".length)}" (got "${rkey.slice(0, 60)}")`;
+  }
+  return undefined;
 }

@@ -7,6 +7,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: "NOT_FOUND",
   409: "ABORTED",
   410: "NOT_FOUND",
+  413: "OUT_OF_RANGE",
   429: "RESOURCE_EXHAUSTED",
   500: "INTERNAL",
   503: "UNAVAILABLE",
@@ -18,6 +19,7 @@ const DEFAULT_REASON: Record<number, string> = {
   403: "forbidden",
   404: "notFound",
   410: "notFound",
+  413: "uploadTooLarge",
   429: "rateLimitExceeded",
   500: "backendError",
   503: "backendError",
@@ -41,7 +43,12 @@ const DOMAIN: Record<string, string> = {
   invalidPrivacyStatus: "youtube.video",
   invalidPublishAt: "youtube.video",
   youtubeSignupRequired: "youtube.header",
+  unknownPart: "youtube.part",
+  mediaBodyRequired: "youtube.video",
 };
+
+/** Reasons that name the request parameter at fault (Google adds `location`, `locationType`). */
+const PARAMETER: Record<string, string> = { unknownPart: "part", required: "part" };
 
 /** Google's JSON error body: `{error: {code, message, errors: [{message, domain, reason}], status}}`. */
 export const googleApiErrors: ErrorRenderer = ({ status, code, message }) => {
@@ -49,6 +56,8 @@ export const googleApiErrors: ErrorRenderer = ({ status, code, message }) => {
   const text = message || DEFAULT_MESSAGE[status] || "The request failed.";
   const detail: Record<string, string> = { message: text, domain: DOMAIN[reason] ?? "global", reason };
   if (status === 401) Object.assign(detail, { location: "Authorization", locationType: "header" });
+  else if (PARAMETER[reason])
+    Object.assign(detail, { location: PARAMETER[reason], locationType: "parameter" });
   return {
     status,
     body: {

@@ -24,11 +24,20 @@ export type UploadSession = {
   video: VideoResource | null;
 };
 
-/** What the sandbox shows of a video under `GET /_sandbox/youtube/videos`. */
+/** How a videos.insert sent its bytes (`uploadType`). */
+export type UploadType = "resumable" | "multipart" | "media";
+
+/**
+ * A video YouTube holds: what `GET /_sandbox/youtube/videos` shows, and what videos.list renders
+ * the requested parts from.
+ */
 export type PublishedVideo = {
   id: string;
+  etag: string;
   channelId: string;
+  channelTitle: string;
   clientId: string;
+  uploadType: UploadType;
   title: string;
   description: string;
   tags: string[];

@@ -5,15 +5,20 @@ import { bearerToken } from "../kit/bodies.ts";
 import { PlatformFailure } from "../kit/failure.ts";
 import type { Grant } from "../kit/oauth-grants.ts";
 
-/** Scopes under which videos.insert is allowed. */
-export const UPLOAD_SCOPES = [
-  "https://www.googleapis.com/auth/youtube.upload",
-  "https://www.googleapis.com/auth/youtube",
-  "https://www.googleapis.com/auth/youtube.force-ssl",
-];
+const SCOPE = "https://www.googleapis.com/auth/";
 
-/** Scopes under which channels.list and videos.list are allowed. */
-export const READ_SCOPES = [...UPLOAD_SCOPES, "https://www.googleapis.com/auth/youtube.readonly"];
+/**
+ * The scopes each method allows, as the YouTube Data API v3 discovery document lists them
+ * (`resources.videos.methods.insert.scopes` and so on): `youtube.upload` allows inserting a
+ * video but not reading one back; `youtube.readonly` reads but does not insert.
+ */
+export const UPLOAD_SCOPES = ["youtube", "youtube.force-ssl", "youtube.upload", "youtubepartner"].map(
+  (name) => SCOPE + name,
+);
+export const VIDEO_LIST_SCOPES = ["youtube", "youtube.force-ssl", "youtube.readonly", "youtubepartner"].map(
+  (name) => SCOPE + name,
+);
+export const CHANNEL_LIST_SCOPES = [...VIDEO_LIST_SCOPES, `${SCOPE}youtubepartner-channel-audit`];
 
 export type YouTubeCaller = { grant: Grant; channel: { id: string; title: string } | null };
 

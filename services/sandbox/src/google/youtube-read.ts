@@ -1,9 +1,33 @@
+import { randomBytes } from "node:crypto";
 import type { ServiceApp } from "@app/core";
 import type { SandboxContext } from "../context.ts";
 import { PlatformFailure } from "../kit/failure.ts";
 import { mountOperation } from "../kit/operations.ts";
 import { googleApiErrors } from "./errors.ts";
-import { READ_SCOPES, youtubeCaller } from "./youtube-auth.ts";
+import { checkParts, LIST_PARTS } from "./video-parts.ts";
+import { renderVideo } from "./video-resource.ts";
+import { CHANNEL_LIST_SCOPES, VIDEO_LIST_SCOPES, youtubeCaller } from "./youtube-auth.ts";
+
+/** The channel resource's parts (channels.list reference). */
+const CHANNEL_PARTS: ReadonlySet<string> = new Set([
+  "auditDetails",
+  "brandingSettings",
+  "contentDetails",
+  "contentOwnerDetails",
+  "id",
+  "localizations",
+  "snippet",
+  "statistics",
+  "status",
+  "topicDetails",
+]);
+
+/** A repeated, comma-separated query parameter's values. */
+const listParam = (values: string[]) =>
+  values
+    .flatMap((value) => value.split(","))
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 /** `GET /youtube/v3/channels?mine=true` and `GET /youtube/v3/videos?id=…`: what a publisher reads back. */
 export function registerYouTubeRead(app: ServiceApp, ctx: SandboxContext): void {
@@ -20,8 +44,10 @@ export function registerYouTubeRead(app: ServiceApp, ctx: SandboxContext): void 
       errors: googleApiErrors,
     },
     (c) => {
-      const caller = youtubeCaller(c, ctx, READ_SCOPES);
-      if (c.req.query("mine") !== "true") {
+      const caller = youtubeCaller(c, ctx, CHANNEL_LIST_SCOPES);
+      const url = new URL(c.req.url);
+      const parts = checkParts(url.searchParams.getAll("part"), CHANNEL_PARTS);
+      if (url.searchParams.get("mine") !== "true") {
         throw new PlatformFailure(
           400,
           "missingRequiredParameter",
@@ -29,7 +55,13 @@ export function registerYouTubeRead(app: ServiceApp, ctx: SandboxContext): void 
         );
       }
       const items = caller.channel
-        ? [{ kind: "youtube#channel", id: caller.channel.id, snippet: { title: caller.channel.title } }]
+        ? [
+            {
+              kind: "youtube#channel",
+              id: caller.channel.id,
+              ...(parts.includes("snippet") ? { snippet: { title: caller.channel.title } } : {}),
+            },
+          ]
         : [];
       return c.json({ kind: "youtube#channelListResponse", pageInfo: { totalResults: items.length }, items });
     },
@@ -42,22 +74,36 @@ export function registerYouTubeRead(app: ServiceApp, ctx: SandboxContext): void 
       platform: "youtube",
       method: "get",
       path: "/youtube/v3/videos",
-      summary: "Videos by id (the caller's own uploads)",
+      summary: "Videos by id (the caller's own uploads), with the requested parts only",
       errors: googleApiErrors,
     },
     (c) => {
-      const caller = youtubeCaller(c, ctx, READ_SCOPES);
-      const ids = new Set((c.req.query("id") ?? "").split(",").filter(Boolean));
-      if (ids.size === 0)
+      const caller = youtubeCaller(c, ctx, VIDEO_LIST_SCOPES);
+      const url = new URL(c.req.url);
+      const parts = checkParts(url.searchParams.getAll("part"), LIST_PARTS);
+      const ids = listParam(url.searchParams.getAll("id"));
+      if (ids.length === 0) {
         throw new PlatformFailure(
           400,
           "missingRequiredParameter",
-          "No filter selected. Expected one of: id.",
+          "No filter selected. Expected one of: chart, id, myRating.",
         );
-      const items = [...ctx.google.sessions.values()]
-        .filter((session) => session.channelId === caller.channel?.id)
-        .flatMap((session) => (session.video && ids.has(session.video.id) ? [session.video] : []));
-      return c.json({ kind: "youtube#videoListResponse", pageInfo: { totalResults: items.length }, items });
+      }
+      const own = new Map(
+        ctx.google.videos
+          .filter((video) => video.channelId === caller.channel?.id)
+          .map((video) => [video.id, video]),
+      );
+      const items = [...new Set(ids)].flatMap((id) => {
+        const video = own.get(id);
+        return video ? [renderVideo(video, parts)] : [];
+      });
+      return c.json({
+        kind: "youtube#videoListResponse",
+        etag: randomBytes(12).toString("base64url"),
+        pageInfo: { totalResults: items.length, resultsPerPage: items.length },
+        items,
+      });
     },
   );
 }

@@ -15,12 +15,17 @@ export class MediaDigest {
     return this.received;
   }
 
+  /** Counts and hashes the next bytes. */
+  append(chunk: Buffer): void {
+    this.hash.update(chunk);
+    this.received += chunk.length;
+  }
+
   /** A sink for the next piece; every byte written to it counts, even when the piece breaks off. */
   sink(): Writable {
     return new Writable({
       write: (chunk: Buffer, _encoding, callback) => {
-        this.hash.update(chunk);
-        this.received += chunk.length;
+        this.append(chunk);
         callback();
       },
     });

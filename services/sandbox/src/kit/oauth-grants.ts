@@ -125,6 +125,18 @@ export class OAuthGrants {
     return { kind: "valid", grant };
   }
 
+  /**
+   * Revokes the grant behind an access token (live or expired): its access and refresh tokens
+   * stop working. False when the token is unknown or its grant already revoked.
+   */
+  revokeGrantOfAccessToken(token: string): boolean {
+    const stored = this.accessTokens.get(hashOf(token));
+    const grant = stored ? this.grants.get(stored.grantId) : undefined;
+    if (!grant || grant.revoked) return false;
+    grant.revoked = true;
+    return true;
+  }
+
   /** Makes every access token of the matching grants expire now (their refresh tokens still work). */
   expireAccessTokens(accountId?: string): number {
     let expired = 0;

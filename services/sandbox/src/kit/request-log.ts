@@ -41,11 +41,12 @@ export function redactAuthorization(header: string | undefined): string | null {
   return credential ? `${scheme} ${REDACTED} #${tokenFingerprint(credential)}` : `${REDACTED}`;
 }
 
-/** The query parameters of a URL with every secret value replaced. */
+/** The query parameters of a URL with every secret value replaced; a repeated one's values joined by commas. */
 export function redactQuery(url: URL): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of url.searchParams) {
-    out[name] = SECRET_QUERY.has(name) || isSecretName(name) ? REDACTED : value;
+    const shown = SECRET_QUERY.has(name) || isSecretName(name) ? REDACTED : value;
+    out[name] = name in out ? `${out[name]},${shown}` : shown;
   }
   return out;
 }

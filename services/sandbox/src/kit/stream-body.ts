@@ -11,9 +11,7 @@ import type { Context } from "hono";
  * which hangs on bodies larger than one socket read: reported to the lead).
  */
 export async function pipeRequestBody(c: Context, sink: Writable, maxBytes: number): Promise<number> {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  const source: Readable =
-    incoming ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as never) : Readable.from([]));
+  const source = requestBodySource(c);
   let bytes = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
@@ -23,4 +21,13 @@ export async function pipeRequestBody(c: Context, sink: Writable, maxBytes: numb
   });
   await pipeline(source, counter, sink);
   return bytes;
+}
+
+/**
+ * The request body as one Node stream, read once: Node's own request stream when served by
+ * `@hono/node-server` (see {@link pipeRequestBody} for why not `c.req.raw.body`), else the web body.
+ */
+export function requestBodySource(c: Context): Readable {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  return incoming ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as never) : Readable.from([]));
 }

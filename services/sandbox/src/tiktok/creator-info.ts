@@ -2,7 +2,7 @@ import type { ServiceApp } from "@app/core";
 import type { SandboxContext } from "../context.ts";
 import { mountOperation } from "../kit/operations.ts";
 import { tiktokErrors, tiktokOk } from "./errors.ts";
-import { tiktokCaller } from "./tiktok-auth.ts";
+import { takeTikTokRate, tiktokCaller } from "./tiktok-auth.ts";
 
 /**
  * The scope each user field needs (Get User Info reference, fields table; the 2024 scope
@@ -31,10 +31,14 @@ export function registerTikTokCreatorInfo(app: ServiceApp, ctx: SandboxContext):
       method: "post",
       path: "/v2/post/publish/creator_info/query/",
       summary: "The creator's current posting options: privacy levels, interaction switches, longest video",
+      description:
+        '20 requests a minute per access token (Query Creator Info: "Each user access_token is limited to 20 requests per minute"); past it 429 rate_limit_exceeded.',
       errors: tiktokErrors,
     },
     (c) => {
-      const { creator } = tiktokCaller(c, ctx, ["video.publish"]);
+      const caller = tiktokCaller(c, ctx, ["video.publish"]);
+      takeTikTokRate(ctx, caller, "creator_info", ctx.settings.tiktok.creatorInfoPerMinute);
+      const { creator } = caller;
       return tiktokOk(c, {
         creator_avatar_url: creator.avatarUrl,
         creator_username: creator.username,

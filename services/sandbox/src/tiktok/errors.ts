@@ -13,6 +13,8 @@ const DEFAULT_CODE: Record<number, string> = {
   401: "access_token_invalid",
   403: "scope_permission_missed",
   404: "invalid_params",
+  405: "invalid_params",
+  413: "invalid_params",
   429: "rate_limit_exceeded",
   500: "internal_error",
   503: "internal_error",

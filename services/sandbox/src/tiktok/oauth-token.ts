@@ -1,11 +1,10 @@
 import type { ServiceApp } from "@app/core";
-import { requestHeader } from "@app/core";
 import type { SandboxContext } from "../context.ts";
-import { DEMO_TIKTOK } from "../demo.ts";
 import { PlatformFailure } from "../kit/failure.ts";
 import type { Grant } from "../kit/oauth-grants.ts";
 import { mountOperation } from "../kit/operations.ts";
 import { tiktokOAuthErrors } from "./errors.ts";
+import { readAuthenticatedForm } from "./oauth-client.ts";
 import { tiktokPkceChallenge } from "./pkce.ts";
 
 function tokens(ctx: SandboxContext, grant: Grant, replacing?: string) {
@@ -15,7 +14,8 @@ function tokens(ctx: SandboxContext, grant: Grant, replacing?: string) {
     scope: grant.scopes.join(","),
     access_token: ctx.tiktok.grants.issueAccessToken(grant, "act.", accessTokenTtlSeconds),
     expires_in: accessTokenTtlSeconds,
-    // Refresh tokens rotate: each refresh returns a new one and the previous one stops working.
+    // Refresh tokens rotate: each refresh returns a new one, valid for the full lifetime, and the
+    // previous one stops working ("Refresh a User Access Token").
     refresh_token: ctx.tiktok.grants.issueRefreshToken(grant, "rft.", refreshTokenTtlSeconds, replacing),
     refresh_expires_in: refreshTokenTtlSeconds,
     token_type: "Bearer",
@@ -63,20 +63,7 @@ export function registerTikTokToken(app: ServiceApp, ctx: SandboxContext): void 
       errors: tiktokOAuthErrors,
     },
     async (c) => {
-      if (!(requestHeader(c, "content-type") ?? "").startsWith("application/x-www-form-urlencoded")) {
-        throw new PlatformFailure(
-          400,
-          "invalid_request",
-          "Content-Type must be application/x-www-form-urlencoded.",
-        );
-      }
-      const form = new URLSearchParams(await c.req.text());
-      if (
-        form.get("client_key") !== DEMO_TIKTOK.clientKey ||
-        form.get("client_secret") !== DEMO_TIKTOK.clientSecret
-      ) {
-        throw new PlatformFailure(401, "invalid_client", "Client key or secret is incorrect.");
-      }
+      const form = await readAuthenticatedForm(c);
       const grantType = form.get("grant_type");
       if (grantType === "authorization_code")
         return c.json(exchangeCode(ctx, form), 200, { "Cache-Control": "no-store" });

@@ -1,35 +1,39 @@
 import { json } from "@app/testkit";
-import { AtpAgent } from "@atproto/api";
+import { AtpAgent, lexicons } from "@atproto/api";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { DEMO_BLUESKY } from "../../src/demo.ts";
-import { mediaBytes, postJson, type Sandbox, startSandbox } from "../harness.ts";
+import { DEMO_BLUESKY, DEMO_BLUESKY_SELF_HOSTED } from "../../src/demo.ts";
+import { blueskySession, mediaFile, postJson, type SandboxNetwork, startSandboxNetwork } from "../harness.ts";
 
-let sandbox: Sandbox;
+let sandbox: SandboxNetwork;
 let accessJwt: string;
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandboxNetwork();
 });
 afterAll(() => sandbox.close());
 beforeEach(async () => {
   await fetch(`${sandbox.url}/_sandbox/reset`, { method: "POST" });
-  const res = await fetch(
-    `${sandbox.url}/xrpc/com.atproto.server.createSession`,
-    postJson({ identifier: DEMO_BLUESKY.handle, password: DEMO_BLUESKY.appPassword }),
-  );
-  accessJwt = (await json(res)).accessJwt;
+  accessJwt = (await blueskySession(sandbox.url, DEMO_BLUESKY)).accessJwt;
 });
 
 const RKEY = "3lbsandbox22a";
+const CREATED_AT = "2026-11-22T10:00:00.000Z";
+/** A record CID (any valid one: a strong ref need not point at a stored record). */
+const RECORD_CID = "bafyreiclp443lavogvhj3d2ob2cxbfuscni2k5jk7bebjzg7khl3esabwq";
+/** A CID no blob of the sandbox has (valid syntax). */
+const UNKNOWN_BLOB = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy";
 const post = (text: string, extra: Record<string, unknown> = {}) => ({
   $type: "app.bsky.feed.post",
   text,
-  createdAt: "2026-11-22T10:00:00.000Z",
+  createdAt: CREATED_AT,
   ...extra,
 });
+const xrpc = (name: string, body: Record<string, unknown>, token = accessJwt) =>
+  fetch(`${sandbox.url}/xrpc/${name}`, postJson(body, token));
 const create = (body: Record<string, unknown>, token = accessJwt) =>
-  fetch(
-    `${sandbox.url}/xrpc/com.atproto.repo.createRecord`,
-    postJson({ repo: DEMO_BLUESKY.did, collection: "app.bsky.feed.post", ...body }, token),
+  xrpc(
+    "com.atproto.repo.createRecord",
+    { repo: DEMO_BLUESKY.did, collection: "app.bsky.feed.post", ...body },
+    token,
   );
 const uploadBlob = (bytes: Buffer, type: string, token = accessJwt) =>
   fetch(`${sandbox.url}/xrpc/com.atproto.repo.uploadBlob`, {
@@ -37,8 +41,15 @@ const uploadBlob = (bytes: Buffer, type: string, token = accessJwt) =>
     headers: { authorization: `Bearer ${token}`, "content-type": type },
     body: bytes,
   });
+const getRecord = (repo: string, collection: string, rkey: string) =>
+  fetch(`${sandbox.url}/xrpc/com.atproto.repo.getRecord?repo=${repo}&collection=${collection}&rkey=${rkey}`);
+const imageBlob = async (size = 50_000) =>
+  (await json(await uploadBlob(mediaFile("jpeg", size), "image/jpeg"))).blob;
+const maxSizeOf = (uri: string, property: string) =>
+  (lexicons.getDefOrThrow(uri) as { properties: Record<string, { maxSize: number }> }).properties[property]
+    ?.maxSize as number;
 
-describe("com.atproto.repo.createRecord, putRecord, getRecord and uploadBlob: success", () => {
+describe("com.atproto.repo.createRecord, putRecord and getRecord: success", () => {
   test("the official client posts, and the record reads back with getRecord", async () => {
     const agent = new AtpAgent({ service: sandbox.url });
     await agent.login({ identifier: DEMO_BLUESKY.handle, password: DEMO_BLUESKY.appPassword });
@@ -46,11 +57,10 @@ describe("com.atproto.repo.createRecord, putRecord, getRecord and uploadBlob: su
     expect(created.uri).toMatch(
       new RegExp(`^at://${DEMO_BLUESKY.did}/app\\.bsky\\.feed\\.post/[a-z2-7]{13}$`),
     );
-    const rkey = created.uri.split("/").pop() ?? "";
     const read = await agent.com.atproto.repo.getRecord({
       repo: DEMO_BLUESKY.did,
       collection: "app.bsky.feed.post",
-      rkey,
+      rkey: created.uri.split("/").pop() ?? "",
     });
     expect(read.data).toMatchObject({
       uri: created.uri,
@@ -59,40 +69,123 @@ describe("com.atproto.repo.createRecord, putRecord, getRecord and uploadBlob: su
     });
   });
 
-  test("a caller-chosen rkey names the record", async () => {
+  test("a caller-chosen rkey names the record; the answer is what the lexicon says createRecord answers", async () => {
     const res = await create({ rkey: RKEY, record: post("exactly once") });
     expect(res.status).toBe(200);
-    expect(await json(res)).toMatchObject({
+    const answer = await json(res);
+    expect(answer).toMatchObject({
       uri: `at://${DEMO_BLUESKY.did}/app.bsky.feed.post/${RKEY}`,
-      cid: expect.stringMatching(/^b[a-z2-7]+$/),
+      cid: expect.stringMatching(/^bafyrei[a-z2-7]+$/),
+      commit: { cid: expect.stringMatching(/^bafyrei/), rev: expect.stringMatching(/^[a-z2-7]{13}$/) },
       validationStatus: "valid",
     });
+    expect(() => lexicons.assertValidXrpcOutput("com.atproto.repo.createRecord", answer)).not.toThrow();
   });
 
-  test("an uploaded image is embedded, and the sandbox lists the blob's size and hash", async () => {
-    const image = mediaBytes(50_000, 8);
-    const { blob } = await json(await uploadBlob(image.bytes, "image/jpeg"));
-    expect(blob).toEqual({
-      $type: "blob",
-      ref: { $link: expect.stringMatching(/^bafkrei[a-z2-7]+$/) },
-      mimeType: "image/jpeg",
-      size: 50_000,
+  test.for<[string, Record<string, unknown>]>([
+    [
+      "a quote post (app.bsky.embed.record)",
+      post("quoting", {
+        embed: {
+          $type: "app.bsky.embed.record",
+          record: {
+            uri: `at://${DEMO_BLUESKY.did}/app.bsky.feed.post/${RKEY}`,
+            cid: RECORD_CID,
+          },
+        },
+      }),
+    ],
+    [
+      "a link card (app.bsky.embed.external)",
+      post("a link", {
+        embed: {
+          $type: "app.bsky.embed.external",
+          external: { uri: "https://example.com/a?b=c", title: "A page", description: "What it says" },
+        },
+      }),
+    ],
+    [
+      "facets, tags, langs and a reply",
+      post("hi @sandbox-demo.bsky.test #twin", {
+        langs: ["en"],
+        tags: ["check"],
+        facets: [
+          {
+            index: { byteStart: 3, byteEnd: 26 },
+            features: [{ $type: "app.bsky.richtext.facet#mention", did: DEMO_BLUESKY.did }],
+          },
+          {
+            index: { byteStart: 27, byteEnd: 32 },
+            features: [{ $type: "app.bsky.richtext.facet#tag", tag: "twin" }],
+          },
+        ],
+        reply: {
+          root: {
+            uri: `at://${DEMO_BLUESKY.did}/app.bsky.feed.post/${RKEY}`,
+            cid: RECORD_CID,
+          },
+          parent: {
+            uri: `at://${DEMO_BLUESKY.did}/app.bsky.feed.post/${RKEY}`,
+            cid: RECORD_CID,
+          },
+        },
+      }),
+    ],
+  ])("%s is accepted", async ([, record]) => {
+    const res = await create({ record });
+    expect(res.status).toBe(200);
+    expect((await json(res)).validationStatus).toBe("valid");
+  });
+
+  test("other collections of the lexicons are accepted: a like and a follow", async () => {
+    const subject = {
+      uri: `at://${DEMO_BLUESKY.did}/app.bsky.feed.post/${RKEY}`,
+      cid: RECORD_CID,
+    };
+    const like = await create({
+      collection: "app.bsky.feed.like",
+      record: { $type: "app.bsky.feed.like", subject, createdAt: CREATED_AT },
     });
+    expect(like.status).toBe(200);
+    expect((await json(like)).uri).toContain("/app.bsky.feed.like/");
+    const follow = await create({
+      collection: "app.bsky.graph.follow",
+      record: { subject: DEMO_BLUESKY_SELF_HOSTED.did, createdAt: CREATED_AT },
+    });
+    expect(follow.status).toBe(200);
+  });
+
+  test("a collection the lexicons do not know is stored as unknown; validate: false stores without a status", async () => {
+    const unknown = await create({
+      collection: "com.example.sandbox.thing",
+      record: { anything: [1, "two"] },
+    });
+    expect(unknown.status).toBe(200);
+    expect((await json(unknown)).validationStatus).toBe("unknown");
+    const unvalidated = await create({ record: { text: 42 }, validate: false });
+    expect(unvalidated.status).toBe(200);
+    expect(await json(unvalidated)).not.toHaveProperty("validationStatus");
+  });
+
+  test("an uploaded image is embedded; the stored blob is listed with its size and hash", async () => {
+    const blob = await imageBlob();
     const res = await create({
       record: post("with a photo", {
-        embed: { $type: "app.bsky.embed.images", images: [{ image: blob, alt: "a photo" }] },
+        embed: {
+          $type: "app.bsky.embed.images",
+          images: [{ image: blob, alt: "a photo", aspectRatio: { width: 4, height: 3 } }],
+        },
       }),
     });
     expect(res.status).toBe(200);
     const listed = await json(await fetch(`${sandbox.url}/_sandbox/bluesky/records`));
-    expect(listed.blobs).toEqual([
-      expect.objectContaining({ size: 50_000, sha256: image.sha256, mimeType: "image/jpeg" }),
-    ]);
+    expect(listed.blobs).toEqual([expect.objectContaining({ size: 50_000, mimeType: "image/jpeg" })]);
     expect(listed.records[0].value.embed.images[0].image.ref.$link).toBe(blob.ref.$link);
+    expect(listed.records[0].blobs).toEqual([blob.ref.$link]);
   });
 
   test("a video is embedded as an mp4 blob", async () => {
-    const { blob } = await json(await uploadBlob(mediaBytes(2_000_000).bytes, "video/mp4"));
+    const { blob } = await json(await uploadBlob(mediaFile("mp4", 2_000_000), "video/mp4"));
     const res = await create({
       record: post("a clip", { embed: { $type: "app.bsky.embed.video", video: blob } }),
     });
@@ -101,122 +194,237 @@ describe("com.atproto.repo.createRecord, putRecord, getRecord and uploadBlob: su
 
   test("putRecord with swapRecord null creates once and refuses when the record exists", async () => {
     const put = () =>
-      fetch(
-        `${sandbox.url}/xrpc/com.atproto.repo.putRecord`,
-        postJson(
-          {
-            repo: DEMO_BLUESKY.did,
-            collection: "app.bsky.feed.post",
-            rkey: RKEY,
-            swapRecord: null,
-            record: post("put"),
-          },
-          accessJwt,
-        ),
-      );
+      xrpc("com.atproto.repo.putRecord", {
+        repo: DEMO_BLUESKY.did,
+        collection: "app.bsky.feed.post",
+        rkey: RKEY,
+        swapRecord: null,
+        record: post("put"),
+      });
     expect((await put()).status).toBe(200);
     const again = await put();
     expect(again.status).toBe(400);
     expect((await json(again)).error).toBe("InvalidSwap");
   });
+
+  test("putRecord of a profile takes the lexicon's literal:self key", async () => {
+    const put = (rkey: string) =>
+      xrpc("com.atproto.repo.putRecord", {
+        repo: DEMO_BLUESKY.handle,
+        collection: "app.bsky.actor.profile",
+        rkey,
+        record: { displayName: "Sandbox Demo" },
+      });
+    expect((await put("self")).status).toBe(200);
+    const wrongKey = await put("3lbsandbox22a");
+    expect(wrongKey.status).toBe(400);
+    expect((await json(wrongKey)).message).toContain(
+      'Invalid record key for app.bsky.actor.profile: the record key must be "self"',
+    );
+  });
 });
 
-describe("com.atproto.repo.createRecord, putRecord, getRecord and uploadBlob: errors", () => {
+describe("com.atproto.repo.createRecord, putRecord and getRecord: errors", () => {
   test("creating the same rkey twice is refused with RecordAlreadyExists and keeps the first record", async () => {
     expect((await create({ rkey: RKEY, record: post("first") })).status).toBe(200);
     const again = await create({ rkey: RKEY, record: post("second") });
     expect(again.status).toBe(400);
     expect((await json(again)).error).toBe("RecordAlreadyExists");
-    const read = await fetch(
-      `${sandbox.url}/xrpc/com.atproto.repo.getRecord?repo=${DEMO_BLUESKY.did}&collection=app.bsky.feed.post&rkey=${RKEY}`,
+    expect((await json(await getRecord(DEMO_BLUESKY.did, "app.bsky.feed.post", RKEY))).value.text).toBe(
+      "first",
     );
-    expect((await json(read)).value.text).toBe("first");
   });
 
+  const facet = (byteStart: number) => ({
+    index: { byteStart, byteEnd: 2 },
+    features: [{ $type: "app.bsky.richtext.facet#link", uri: "https://example.com" }],
+  });
   test.for<[string, Record<string, unknown>, string]>([
-    ["text over 300 graphemes", { record: post("a".repeat(301)) }, "300 graphemes"],
-    ["a missing createdAt", { record: { $type: "app.bsky.feed.post", text: "x" } }, "createdAt"],
-    ["a record key that is not a TID", { rkey: "my-post", record: post("x") }, "TID"],
     [
-      "a blob that was never uploaded",
+      "text over 300 graphemes",
+      { record: post("a".repeat(301)) },
+      "Record/text must not be longer than 300 graphemes",
+    ],
+    ["text over 3000 bytes", { record: post("é".repeat(1501)) }, "Record/text must not be longer than 3000"],
+    [
+      "a facet with byteStart -1",
+      { record: post("hi", { facets: [facet(-1)] }) },
+      "Record/facets/0/index/byteStart",
+    ],
+    [
+      "9 tags",
+      { record: post("x", { tags: ["a", "b", "c", "d", "e", "f", "g", "h", "i"] }) },
+      "Record/tags must not have more than 8 elements",
+    ],
+    [
+      "a malformed reply",
+      { record: post("x", { reply: { root: { uri: "not an at-uri" } } }) },
+      "Record/reply/root/uri must be a valid at-uri",
+    ],
+    [
+      "an invalid external.uri",
       {
         record: post("x", {
           embed: {
-            $type: "app.bsky.embed.images",
-            images: [
-              {
-                alt: "",
-                image: { $type: "blob", ref: { $link: "bafkreinope" }, mimeType: "image/jpeg", size: 1 },
-              },
-            ],
+            $type: "app.bsky.embed.external",
+            external: { uri: "no uri", title: "", description: "" },
           },
         }),
       },
-      "Could not find blob",
+      "Record/embed/external/uri must be a uri",
     ],
     [
-      "five images",
-      { record: post("x", { embed: { $type: "app.bsky.embed.images", images: [1, 2, 3, 4, 5] } }) },
-      "1 to 4 images",
+      "a missing createdAt",
+      { record: { $type: "app.bsky.feed.post", text: "x" } },
+      'Record must have the property "createdAt"',
     ],
-  ])("%s is a 400 with an XRPC error", async ([, body, words]) => {
+    [
+      "a date without a time",
+      { record: post("x", { createdAt: "2026-11-22" }) },
+      "Record/createdAt must be an valid atproto datetime",
+    ],
+    [
+      "a record key that is not a TID",
+      { rkey: "my-post", record: post("x") },
+      "the record key must be a TID",
+    ],
+    [
+      "a $type other than the collection",
+      { record: { ...post("x"), $type: "app.bsky.feed.like" } },
+      "Invalid $type: expected app.bsky.feed.post",
+    ],
+    ["a float", { record: post("x", { weight: 1.5 }) }, "Record/weight (1.5) is not an integer"],
+    [
+      "an unknown collection with validate: true",
+      { collection: "com.example.sandbox.thing", record: { a: 1 }, validate: true },
+      "Unknown lexicon type: com.example.sandbox.thing",
+    ],
+    [
+      "a collection that is not an NSID",
+      { collection: "not an nsid", record: post("x") },
+      "Input/collection must be a valid nsid",
+    ],
+    ["a body without a record", { record: undefined }, 'Input must have the property "record"'],
+  ])("%s is 400 InvalidRequest with the validator's message", async ([, body, words]) => {
     const res = await create(body);
     expect(res.status).toBe(400);
     const answer = await json(res);
-    expect(answer.message).toContain(words);
-    expect(Object.keys(answer).sort()).toEqual(["error", "message"]);
+    expect(answer).toEqual({ error: "InvalidRequest", message: expect.stringContaining(words) });
   });
 
-  test("an image over 1 MB cannot be embedded; a blob over the PDS limit is 413", async () => {
-    const { blob } = await json(await uploadBlob(mediaBytes(1_000_001).bytes, "image/jpeg"));
+  test("an image with aspectRatio.width 0 is refused, naming the path", async () => {
+    const blob = await imageBlob();
+    const res = await create({
+      record: post("x", {
+        embed: {
+          $type: "app.bsky.embed.images",
+          images: [{ image: blob, alt: "", aspectRatio: { width: 0, height: 3 } }],
+        },
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect((await json(res)).message).toBe(
+      "Invalid app.bsky.feed.post record: Record/embed/images/0/aspectRatio/width can not be less than 1",
+    );
+  });
+
+  test("a blob that was never uploaded is BlobNotFound; one whose ref misstates its type is InvalidMimeType", async () => {
+    const missing = await create({
+      record: post("x", {
+        embed: {
+          $type: "app.bsky.embed.images",
+          images: [
+            {
+              alt: "",
+              image: { $type: "blob", ref: { $link: UNKNOWN_BLOB }, mimeType: "image/jpeg", size: 1 },
+            },
+          ],
+        },
+      }),
+    });
+    expect(missing.status).toBe(400);
+    expect(await json(missing)).toEqual({
+      error: "BlobNotFound",
+      message: `Could not find blob: ${UNKNOWN_BLOB}`,
+    });
+    const blob = await imageBlob();
+    const lying = await create({
+      record: post("x", {
+        embed: {
+          $type: "app.bsky.embed.images",
+          images: [{ alt: "", image: { ...blob, mimeType: "image/png" } }],
+        },
+      }),
+    });
+    expect(lying.status).toBe(400);
+    expect((await json(lying)).error).toBe("InvalidMimeType");
+  });
+
+  test("an image over the lexicon's maxSize is refused, measured on the stored blob", async () => {
+    const maxSize = maxSizeOf("app.bsky.embed.images#image", "image");
+    const blob = await imageBlob(maxSize + 1);
     const res = await create({
       record: post("big", { embed: { $type: "app.bsky.embed.images", images: [{ image: blob, alt: "" }] } }),
     });
     expect(res.status).toBe(400);
-    const small = await startSandbox((settings) => {
-      settings.bluesky.blobLimitBytes = 1000;
-    });
-    const session = await json(
-      await fetch(
-        `${small.url}/xrpc/com.atproto.server.createSession`,
-        postJson({ identifier: DEMO_BLUESKY.handle, password: DEMO_BLUESKY.appPassword }),
-      ),
+    expect((await json(res)).message).toBe(
+      `Invalid app.bsky.feed.post record: Record/embed/images/0/image blob too big (maximum ${maxSize}, got ${maxSize + 1})`,
     );
-    const tooBig = await fetch(`${small.url}/xrpc/com.atproto.repo.uploadBlob`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${session.accessJwt}`, "content-type": "image/jpeg" },
-      body: mediaBytes(1001).bytes,
+    const understated = await create({
+      record: post("big", {
+        embed: { $type: "app.bsky.embed.images", images: [{ image: { ...blob, size: 10 }, alt: "" }] },
+      }),
     });
-    expect(tooBig.status).toBe(413);
-    expect((await json(tooBig)).error).toBe("PayloadTooLarge");
-    await small.close();
+    expect(understated.status).toBe(400);
+    expect((await json(understated)).message).toContain("blob too big");
+  });
+
+  test("a video blob that is not MP4 (sniffed, whatever was declared) is refused by the video lexicon's accept", async () => {
+    const { blob } = await json(await uploadBlob(mediaFile("mov", 200_000), "video/mp4"));
+    expect(blob.mimeType).toBe("video/quicktime");
+    const res = await create({
+      record: post("a clip", { embed: { $type: "app.bsky.embed.video", video: blob } }),
+    });
+    expect(res.status).toBe(400);
+    expect((await json(res)).message).toBe(
+      "Invalid app.bsky.feed.post record: Record/embed/video mimeType must be one of video/mp4 (got video/quicktime)",
+    );
   });
 
   test("getRecord of a missing record is RecordNotFound", async () => {
-    const res = await fetch(
-      `${sandbox.url}/xrpc/com.atproto.repo.getRecord?repo=${DEMO_BLUESKY.did}&collection=app.bsky.feed.post&rkey=${RKEY}`,
-    );
+    const res = await getRecord(DEMO_BLUESKY.did, "app.bsky.feed.post", RKEY);
     expect(res.status).toBe(400);
-    expect((await json(res)).error).toBe("RecordNotFound");
+    expect(await json(res)).toEqual({
+      error: "RecordNotFound",
+      message: `Could not locate record: at://${DEMO_BLUESKY.did}/app.bsky.feed.post/${RKEY}`,
+    });
   });
 });
 
-describe("com.atproto.repo.createRecord, putRecord, getRecord and uploadBlob: security", () => {
-  test("writing without a token is 401 and into another repo is refused", async () => {
+describe("com.atproto.repo.createRecord, putRecord and getRecord: security", () => {
+  test("writing without a token is 401; into a repo this PDS does not hold, 403 AccountNotFound", async () => {
     expect((await create({ record: post("x") }, "")).status).toBe(401);
-    const other = await fetch(
-      `${sandbox.url}/xrpc/com.atproto.repo.createRecord`,
-      postJson(
-        { repo: "did:plc:someoneelseaaaaaaaaaaaaa", collection: "app.bsky.feed.post", record: post("x") },
-        accessJwt,
-      ),
-    );
-    expect(other.status).toBe(400);
+    for (const repo of ["did:plc:someoneelseaaaaaaaaaaaaa", DEMO_BLUESKY_SELF_HOSTED.did]) {
+      const other = await create({ repo, record: post("x") });
+      expect(other.status).toBe(403);
+      expect(await json(other)).toEqual({ error: "AccountNotFound", message: "Account not found" });
+    }
     expect((await json(await fetch(`${sandbox.url}/_sandbox/bluesky/records`))).records).toEqual([]);
   });
 
-  test("uploadBlob without a token stores nothing", async () => {
-    expect((await uploadBlob(mediaBytes(10).bytes, "image/jpeg", "")).status).toBe(401);
-    expect((await json(await fetch(`${sandbox.url}/_sandbox/bluesky/records`))).blobs).toEqual([]);
+  test("a blob uploaded by another account cannot be embedded", async () => {
+    const other = await blueskySession(sandbox.pds2Url, DEMO_BLUESKY_SELF_HOSTED);
+    const { blob } = await json(
+      await fetch(`${sandbox.pds2Url}/xrpc/com.atproto.repo.uploadBlob`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${other.accessJwt}`, "content-type": "image/jpeg" },
+        body: mediaFile("jpeg", 1000),
+      }),
+    );
+    const res = await create({
+      record: post("x", { embed: { $type: "app.bsky.embed.images", images: [{ image: blob, alt: "" }] } }),
+    });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error).toBe("BlobNotFound");
   });
 });

@@ -54,6 +54,27 @@ describe("POST /v2/post/publish/creator_info/query/: errors", () => {
   });
 });
 
+describe("POST /v2/post/publish/creator_info/query/: rate limit", () => {
+  test("20 queries a minute per access token, then 429 rate_limit_exceeded; another token has its own 20", async () => {
+    await fetch(`${sandbox.url}/_sandbox/reset`, { method: "POST" });
+    const first = (await tiktokTokens(sandbox.url)).access_token;
+    for (let index = 0; index < 20; index += 1) expect((await query(first)).status).toBe(200);
+    const limited = await query(first);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBeNull();
+    expect(await json(limited)).toEqual({
+      data: {},
+      error: {
+        code: "rate_limit_exceeded",
+        message: "The API rate limit was exceeded. Please try again later.",
+        log_id: expect.any(String),
+      },
+    });
+    const second = (await tiktokTokens(sandbox.url, DEMO_TIKTOK.creators.private.openId)).access_token;
+    expect((await query(second)).status).toBe(200);
+  });
+});
+
 describe("POST /v2/post/publish/creator_info/query/: security", () => {
   test("no token, or an expired one, is 401 access_token_invalid in TikTok's envelope", async () => {
     const none = await query();

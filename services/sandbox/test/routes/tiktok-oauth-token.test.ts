@@ -44,7 +44,7 @@ async function consent(verifier: string, extra: Record<string, string> = {}) {
 }
 
 describe("TikTok Login Kit and POST /v2/oauth/token/: success", () => {
-  test("a code exchanged with its PKCE verifier gives rotating tokens for the creator", async () => {
+  test("a code exchanged with its PKCE verifier gives tokens of the documented lifetimes (2 h, 180 days)", async () => {
     const redirect = await consent("verifier-".repeat(6));
     expect(redirect.get("state")).toBe("s1");
     expect(redirect.get("scopes")).toBe("user.info.basic,video.publish");
@@ -59,9 +59,9 @@ describe("TikTok Login Kit and POST /v2/oauth/token/: success", () => {
       open_id: DEMO_TIKTOK.creators.public.openId,
       scope: "user.info.basic,video.publish",
       access_token: expect.stringMatching(/^act\./),
-      expires_in: 86400,
+      expires_in: 7200,
       refresh_token: expect.stringMatching(/^rft\./),
-      refresh_expires_in: 31536000,
+      refresh_expires_in: 15552000,
       token_type: "Bearer",
     });
   });
@@ -72,6 +72,7 @@ describe("TikTok Login Kit and POST /v2/oauth/token/: success", () => {
       await token({ grant_type: "refresh_token", refresh_token: first.refresh_token }),
     );
     expect(refreshed.refresh_token).not.toBe(first.refresh_token);
+    expect(refreshed).toMatchObject({ expires_in: 7200, refresh_expires_in: 15552000 });
     const reused = await token({ grant_type: "refresh_token", refresh_token: first.refresh_token });
     expect(reused.status).toBe(400);
     expect(await json(reused)).toMatchObject({ error: "invalid_grant", log_id: expect.any(String) });

@@ -1,7 +1,44 @@
 import { json } from "@app/testkit";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { DEMO_GOOGLE } from "../../src/demo.ts";
-import { googleTokens, type Sandbox, startSandbox } from "../harness.ts";
+import {
+  form,
+  GOOGLE_REDIRECT,
+  googleTokens,
+  locationParams,
+  type Sandbox,
+  startSandbox,
+} from "../harness.ts";
+
+const SCOPE = "https://www.googleapis.com/auth/";
+
+/** A Google access token for the creator, granted exactly `scopes`. */
+async function tokenWithScopes(scopes: string[]): Promise<string> {
+  const redirect = locationParams(
+    await fetch(
+      `${sandbox.url}/o/oauth2/v2/auth/approve`,
+      form({
+        client_id: DEMO_GOOGLE.clientId,
+        redirect_uri: GOOGLE_REDIRECT,
+        response_type: "code",
+        scope: scopes.map((scope) => SCOPE + scope).join(" "),
+        decision: "allow",
+        account: DEMO_GOOGLE.accounts.creator.id,
+      }),
+    ),
+  );
+  const res = await fetch(
+    `${sandbox.url}/token`,
+    form({
+      grant_type: "authorization_code",
+      code: redirect.get("code") ?? "",
+      client_id: DEMO_GOOGLE.clientId,
+      client_secret: DEMO_GOOGLE.clientSecret,
+      redirect_uri: GOOGLE_REDIRECT,
+    }),
+  );
+  return (await json(res)).access_token;
+}
 
 let sandbox: Sandbox;
 let accessToken: string;
@@ -49,9 +86,10 @@ describe("POST /upload/youtube/v3/videos?uploadType=resumable: success", () => {
     expect(location.searchParams.get("upload_id")).toMatch(/^[\w-]{20,}$/);
   });
 
-  test("the channel list names the signed-in account's channel", async () => {
+  test("the channel list names the signed-in account's channel (with a scope that may read)", async () => {
+    const reader = await tokenWithScopes(["youtube.upload", "youtube.readonly"]);
     const res = await fetch(`${sandbox.url}/youtube/v3/channels?part=snippet&mine=true`, {
-      headers: { authorization: `Bearer ${accessToken}` },
+      headers: { authorization: `Bearer ${reader}` },
     });
     const body = await json(res);
     expect(body.items).toEqual([
@@ -104,10 +142,38 @@ describe("POST /upload/youtube/v3/videos?uploadType=resumable: errors", () => {
     expect((await json(res)).error.errors[0].reason).toBe("required");
   });
 
-  test("a non-video X-Upload-Content-Type is refused", async () => {
+  test("a non-video X-Upload-Content-Type is refused as Google words it", async () => {
     const res = await insert(metadata, { "x-upload-content-type": "image/png" });
     expect(res.status).toBe(400);
-    expect((await json(res)).error.errors[0].reason).toBe("invalidVideoMediaType");
+    expect((await json(res)).error.errors[0]).toMatchObject({
+      reason: "badRequest",
+      message:
+        "Media type 'image/png' is not supported. Valid media types: [video/*, application/octet-stream]",
+    });
+  });
+
+  test("an unknown part is 400 unknownPart naming it, as the parameter at fault", async () => {
+    const res = await insert(metadata, {}, "uploadType=resumable&part=snippet,snippets");
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.errors[0]).toEqual({
+      message: "'snippets'",
+      domain: "youtube.part",
+      reason: "unknownPart",
+      location: "part",
+      locationType: "parameter",
+    });
+  });
+
+  test("an upload type Google does not have is 400, and none at all too", async () => {
+    expect((await insert(metadata, {}, "uploadType=chunked&part=snippet")).status).toBe(400);
+    expect((await insert(metadata, {}, "part=snippet")).status).toBe(400);
+  });
+
+  test("metadata over 1 MiB is refused without a session", async () => {
+    const res = await insert({ snippet: { title: "ok", description: "x".repeat(1024 * 1024) } });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.message).toBe("Metadata part is too large.");
+    expect(res.headers.get("location")).toBeNull();
   });
 
   test("past the daily uploads the insert is 403 quotaExceeded", async () => {
@@ -160,6 +226,21 @@ describe("POST /upload/youtube/v3/videos?uploadType=resumable: security", () => 
     const { access_token } = await json(refreshed);
     expect((await insert(metadata, { authorization: `Bearer ${access_token}` })).status).toBe(200);
   });
+
+  test.for<[string[], number]>([
+    [["youtube.upload"], 200],
+    [["youtube"], 200],
+    [["youtube.force-ssl"], 200],
+    [["youtubepartner"], 200],
+    [["youtube.readonly"], 403],
+  ])(
+    "a token granted %j may insert: %i (the discovery document's videos.insert scopes)",
+    async ([scopes, status]) => {
+      const res = await insert(metadata, { authorization: `Bearer ${await tokenWithScopes(scopes)}` });
+      expect(res.status).toBe(status);
+      if (status === 403) expect((await json(res)).error.errors[0].reason).toBe("insufficientPermissions");
+    },
+  );
 
   test("an account without a YouTube channel is 401 youtubeSignupRequired", async () => {
     const { access_token } = await googleTokens(sandbox.url, DEMO_GOOGLE.accounts.noChannel.id);

@@ -9,6 +9,20 @@ export type BlueskySession = { accessJwt: string; refreshJwt: string; did: strin
 /** A blob reference as `uploadBlob` returns it, embedded as is in a record. */
 export type BlobRef = Record<string, unknown>;
 
+/** `app.bsky.embed.defs#aspectRatio`: a picture's width and height, positive integers. */
+export type AspectRatio = { width: number; height: number };
+
+/** The aspect ratio of a picture of this size, or undefined when its size is not known. */
+export function aspectRatioOf(
+  width: number | undefined,
+  height: number | undefined,
+): AspectRatio | undefined {
+  if (!width || !height || !Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
+    return undefined;
+  }
+  return { width, height };
+}
+
 /** The XRPC calls publishing makes on a PDS (interface, so tests can swap it). */
 export interface BlueskyAdapter {
   createSession(service: string, identifier: string, appPassword: string): Promise<BlueskySession>;
@@ -25,6 +39,8 @@ export interface BlueskyAdapter {
     accessJwt: string,
     input: { repo: string; rkey: string; record: Record<string, unknown> },
   ): Promise<{ uri: string; cid: string }>;
+  /** The DID a handle stands for (`com.atproto.identity.resolveHandle`), or undefined when none does. */
+  resolveHandle(service: string, handle: string): Promise<string | undefined>;
   /** The post at `rkey`, or null when there is none (no auth needed, as on a PDS). */
   getRecord(
     service: string,
@@ -122,6 +138,20 @@ export function createBlueskyClient(config: BlueskyConfig, clock: Clock): Bluesk
       if (!res.ok) throw await xrpcError(res, clock, "unauthorized");
       const body = await readJson(res);
       return { uri: stringField(body, "uri") ?? "", cid: stringField(body, "cid") ?? "" };
+    },
+    async resolveHandle(service, handle) {
+      const res = await platformFetch("bluesky", {
+        method: "GET",
+        url: `${xrpc(service, "com.atproto.identity.resolveHandle")}?${new URLSearchParams({ handle })}`,
+        timeoutMs: config.timeoutMs,
+      });
+      if (res.ok) {
+        const did = stringField(await readJson(res), "did");
+        return did?.startsWith("did:") ? did : undefined;
+      }
+      const error = await xrpcError(res, clock, "permanent");
+      if (res.status === 400 || res.status === 404) return undefined;
+      throw error;
     },
     async getRecord(service, { repo, rkey }) {
       const query = new URLSearchParams({ repo, collection: POST_COLLECTION, rkey });

@@ -14,6 +14,8 @@ export type CreatorInfo = {
   commentDisabled: boolean;
   duetDisabled: boolean;
   stitchDisabled: boolean;
+  /** The longest video this creator may post, in seconds (`max_video_post_duration_sec`), when told. */
+  maxVideoPostDurationSec?: number;
 };
 
 /** `post_info` of a direct post (TikTok's field names). */
@@ -124,6 +126,9 @@ export function createTikTokClient(config: TikTokConfig, oauth: OAuthClient, clo
         commentDisabled: data.comment_disabled === true,
         duetDisabled: data.duet_disabled === true,
         stitchDisabled: data.stitch_disabled === true,
+        ...(typeof data.max_video_post_duration_sec === "number" && data.max_video_post_duration_sec > 0
+          ? { maxVideoPostDurationSec: data.max_video_post_duration_sec }
+          : {}),
       };
     },
     async initVideo(accessToken, { mode, postInfo, plan }) {
