@@ -198,8 +198,9 @@ export async function connectBluesky(
   return save(deps, {
     accountId: input.accountId,
     platform: "bluesky",
-    accountName: session.handle,
-    platformAccountId: session.did,
+    // The handle the DID document and the handle resolution agree on, not what the PDS says.
+    accountName: identity.handle ?? identity.did,
+    platformAccountId: identity.did,
     secrets: blueskySecrets(session, identity.pds, input.appPassword),
   });
 }

@@ -56,13 +56,26 @@ export async function refreshSecrets(
   return { ...tokens };
 }
 
+/** The session, unless the PDS signed in another account than the connection's. */
+function sameAccount(session: BlueskySession, secrets: ConnectionSecrets): BlueskySession {
+  if (secrets.did && session.did !== secrets.did) {
+    throw new PlatformError(
+      "bluesky",
+      "reconnect",
+      "AccountMismatch",
+      "The PDS answered for another account than the connection's.",
+    );
+  }
+  return session;
+}
+
 async function refreshBluesky(adapters: Adapters, secrets: ConnectionSecrets): Promise<ConnectionSecrets> {
   const service = secrets.service ?? "";
   const appPassword = secrets.appPassword ?? "";
   if (secrets.refreshToken) {
     try {
       return blueskySecrets(
-        await adapters.bluesky.refreshSession(service, secrets.refreshToken),
+        sameAccount(await adapters.bluesky.refreshSession(service, secrets.refreshToken), secrets),
         service,
         appPassword,
       );
@@ -79,7 +92,7 @@ async function refreshBluesky(adapters: Adapters, secrets: ConnectionSecrets): P
     );
   }
   return blueskySecrets(
-    await adapters.bluesky.createSession(service, secrets.did, appPassword),
+    sameAccount(await adapters.bluesky.createSession(service, secrets.did, appPassword), secrets),
     service,
     appPassword,
   );

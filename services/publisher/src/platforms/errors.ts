@@ -9,7 +9,16 @@ import type { Platform } from "../contracts/post.ts";
  */
 export type FailureKind = "transient" | "permanent" | "unauthorized" | "reconnect";
 
-/** A failed call to a platform, classified, with the platform's own reason code. */
+/** The most of a platform's reason and message kept: they are stored with the target and shown. */
+const MAX_REASON_CHARS = 100;
+const MAX_MESSAGE_CHARS = 500;
+
+const bounded = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+/**
+ * A failed call to a platform, classified, with the platform's own reason code. The reason and
+ * message come from the platform's answer (a self-hosted PDS's too): both are cut to a bound.
+ */
 export class PlatformError extends Error {
   readonly platform: Platform;
   readonly kind: FailureKind;
@@ -30,11 +39,11 @@ export class PlatformError extends Error {
     message: string,
     options: { status?: number | null; retryAfterMs?: number | null; refused?: boolean } = {},
   ) {
-    super(message);
+    super(bounded(message, MAX_MESSAGE_CHARS));
     this.name = "PlatformError";
     this.platform = platform;
     this.kind = kind;
-    this.reason = reason;
+    this.reason = bounded(reason, MAX_REASON_CHARS);
     this.status = options.status ?? null;
     this.retryAfterMs = options.retryAfterMs ?? null;
     this.refused = options.refused ?? false;

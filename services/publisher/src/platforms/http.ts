@@ -37,9 +37,41 @@ export async function platformFetch(platform: Platform, request: PlatformRequest
   }
 }
 
-/** The response body as JSON, or an empty object when it is not JSON. */
+/** The most of an answer read: 1 MiB for a success, 64 KiB for an error (a platform's own, or a self-hosted PDS's). */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+export const MAX_ERROR_ANSWER_BYTES = 64 * 1024;
+
+/** The body as text, or undefined (and the rest not read) when it is longer than `limit` bytes. */
+async function boundedText(res: Response, limit: number): Promise<string | undefined> {
+  if (Number(res.headers.get("content-length")) > limit) {
+    await res.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * The response body as JSON, or an empty object when it is not JSON or longer than the bound
+ * ({@link MAX_ANSWER_BYTES}, {@link MAX_ERROR_ANSWER_BYTES} for an error): callers then see an
+ * answer without the fields they need, as from any malformed answer.
+ */
 export async function readJson(res: Response): Promise<Record<string, unknown>> {
-  const text = await res.text();
+  const text = await boundedText(res, res.ok ? MAX_ANSWER_BYTES : MAX_ERROR_ANSWER_BYTES);
+  if (text === undefined) return {};
   try {
     const parsed: unknown = JSON.parse(text);
     return parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};

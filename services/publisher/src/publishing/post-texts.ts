@@ -5,15 +5,18 @@ const withoutAngles = (text: string) => text.replace(/[<>]/g, "");
 
 const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
 
+const codePoints = (text: string) => [...text].length;
+const utf16Units = (text: string) => text.length;
+
 /**
- * Cuts text to at most `max` UTF-16 units (the unit TikTok and YouTube count in) without
- * splitting a character as people see it: an emoji with its modifiers stays whole or goes.
+ * Cuts text to at most `max` units of `measure` (UTF-16 units by default, as TikTok counts)
+ * without splitting a character as people see it: an emoji with its modifiers stays whole or goes.
  */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
+export function truncate(text: string, max: number, measure: (text: string) => number = utf16Units): string {
+  if (measure(text) <= max) return text;
   let out = "";
   for (const { segment } of graphemes.segment(text)) {
-    if (out.length + segment.length > max) break;
+    if (measure(out + segment) > max) break;
     out += segment;
   }
   return out;
@@ -38,7 +41,9 @@ export function truncateBytes(text: string, maxBytes: number): string {
 export function youtubeTexts(content: PostContent): { title: string; description: string } {
   const caption = content.caption ?? "";
   const firstLine = caption.split("\n")[0]?.trim() ?? "";
-  const title = truncate(withoutAngles(content.youtube.title ?? firstLine).trim(), 100) || "Untitled";
+  // Characters as the request counted them (code points): a `youtubeTitle` that passed is sent whole.
+  const title =
+    truncate(withoutAngles(content.youtube.title ?? firstLine).trim(), 100, codePoints) || "Untitled";
   // Checked when the post is made (platform-rules); cut here only for posts made before that check.
   const description = truncateBytes(youtubeDescriptionOf(content), 5000);
   return { title, description };

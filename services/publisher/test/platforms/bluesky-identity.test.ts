@@ -11,8 +11,14 @@ const PDS_OF: Record<string, string> = {
   "did:plc:privateaaaaaaaaaaaaaaaaa": "https://10.0.0.7",
   "did:plc:plainhttpaaaaaaaaaaaaaaa": "http://pds.example.net",
   "did:plc:loopbackaaaaaaaaaaaaaaaa": "https://[::ffff:127.0.0.1]",
+  "did:plc:impostoraaaaaaaaaaaaaaaa": "http://127.0.0.1:4999",
 };
-const HANDLES: Record<string, string> = { "alice.test": "did:plc:trustedaaaaaaaaaaaaaaaaa" };
+/** The handle each document claims (alice.test unless named here). */
+const CLAIMS: Record<string, string> = { "did:plc:impostoraaaaaaaaaaaaaaaa": "jay.bsky.team" };
+const HANDLES: Record<string, string> = {
+  "alice.test": "did:plc:trustedaaaaaaaaaaaaaaaaa",
+  "jay.bsky.team": "did:plc:somebodyelseaaaaaaaaaaaa",
+};
 
 let plc: Server;
 let plcUrl: string;
@@ -25,7 +31,7 @@ beforeAll(async () => {
     res.end(
       JSON.stringify({
         id: did,
-        alsoKnownAs: ["at://alice.test"],
+        alsoKnownAs: [`at://${CLAIMS[did] ?? "alice.test"}`],
         service: [{ id: "#atproto_pds", type: "AtprotoPersonalDataServer", serviceEndpoint: pds }],
       }),
     );
@@ -56,6 +62,13 @@ describe("finding a Bluesky account's PDS", () => {
       handle: "alice.test",
       pds: "http://127.0.0.1:4999",
     });
+  });
+
+  it("shows a handle only when the DID document and the handle's resolution agree", async () => {
+    expect((await resolver().resolve("did:plc:trustedaaaaaaaaaaaaaaaaa")).handle).toBe("alice.test");
+    const impostor = await resolver().resolve("did:plc:impostoraaaaaaaaaaaaaaaa");
+    expect(impostor).toEqual({ did: "did:plc:impostoraaaaaaaaaaaaaaaa", pds: "http://127.0.0.1:4999" });
+    expect((await refusal(resolver().resolve("not a handle!"))).message).toMatch(/is not a Bluesky handle/);
   });
 
   it("refuses a PDS on a metadata, private or loopback address, or over plain http, unless trusted", async () => {

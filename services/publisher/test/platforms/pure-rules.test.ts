@@ -100,4 +100,8 @@ describe("platform details", () => {
     expect(title).toBe("x".repeat(89));
     expect(String(title).isWellFormed()).toBe(true);
   });
+  it("sends a YouTube title the request accepted (100 characters, emoji included) whole", () => {
+    const title = "🎬".repeat(100);
+    expect(youtubeTexts(content({ youtube: { privacy: "private", title } })).title).toBe(title);
+  });
 });

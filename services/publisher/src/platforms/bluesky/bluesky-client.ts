@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import type { Clock } from "@app/core";
+import { isValidDid } from "@atproto/syntax";
 import { type FailureKind, PlatformError, parseRateLimitReset, parseRetryAfter } from "../errors.ts";
 import { platformFetch, readJson, stringField } from "../http.ts";
 
@@ -39,7 +40,10 @@ export interface BlueskyAdapter {
     accessJwt: string,
     input: { repo: string; rkey: string; record: Record<string, unknown> },
   ): Promise<{ uri: string; cid: string }>;
-  /** The DID a handle stands for (`com.atproto.identity.resolveHandle`), or undefined when none does. */
+  /**
+   * The DID a handle stands for (`com.atproto.identity.resolveHandle`), or undefined when none
+   * does; throws a transient PlatformError when the PDS cannot answer now.
+   */
   resolveHandle(service: string, handle: string): Promise<string | undefined>;
   /** The post at `rkey`, or null when there is none (no auth needed, as on a PDS). */
   getRecord(
@@ -147,11 +151,12 @@ export function createBlueskyClient(config: BlueskyConfig, clock: Clock): Bluesk
       });
       if (res.ok) {
         const did = stringField(await readJson(res), "did");
-        return did?.startsWith("did:") ? did : undefined;
+        return isValidDid(did) ? did : undefined;
       }
+      // A handle that does not resolve is an answer; a platform that cannot answer now is not.
       const error = await xrpcError(res, clock, "permanent");
-      if (res.status === 400 || res.status === 404) return undefined;
-      throw error;
+      if (error.kind === "transient") throw error;
+      return undefined;
     },
     async getRecord(service, { repo, rkey }) {
       const query = new URLSearchParams({ repo, collection: POST_COLLECTION, rkey });

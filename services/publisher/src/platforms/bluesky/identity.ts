@@ -8,11 +8,12 @@ import {
   PoorlyFormattedDidDocumentError,
   PoorlyFormattedDidError,
 } from "@atproto/identity";
+import { isValidDid, isValidHandle, normalizeHandle } from "@atproto/syntax";
 import { isPublicAddress } from "../../media/address-policy.ts";
 import { PlatformError } from "../errors.ts";
 import type { BlueskyAdapter } from "./bluesky-client.ts";
 
-/** Where an account lives: its DID, its handle as its DID document says, and its PDS. */
+/** Where an account lives: its DID, its handle (when the DID document and the handle agree), and its PDS. */
 export type BlueskyIdentity = { did: string; handle?: string; pds: string };
 
 /** Finds an account's PDS from its handle or DID (interface, so tests can swap it). */
@@ -47,7 +48,6 @@ export function createIdentityResolver(
   adapter: Pick<BlueskyAdapter, "resolveHandle">,
 ): BlueskyIdentityResolver {
   const timeoutMs = settings.timeoutMs ?? 10_000;
-  const resolveHandle = (handle: string) => adapter.resolveHandle(settings.entryService, handle);
   // The PLC directory is the operator's choice (the sandbox's on loopback); did:web names any host.
   const plc = new DidPlcResolver(settings.plcUrl, timeoutMs, undefined, globalThis.fetch);
   const web = new DidWebResolver(timeoutMs);
@@ -75,11 +75,31 @@ export function createIdentityResolver(
     }
   }
 
+  /**
+   * The document's handle when it points back at the DID (the handle given, or one that resolves to
+   * it), as Bluesky shows a handle only when both agree; undefined otherwise.
+   */
+  async function verifiedHandle(
+    did: string,
+    claimed: string | undefined,
+    given: string | undefined,
+  ): Promise<string | undefined> {
+    if (!claimed || !isValidHandle(claimed)) return undefined;
+    const handle = normalizeHandle(claimed);
+    if (handle === given) return handle;
+    return (await adapter.resolveHandle(settings.entryService, handle).catch(() => undefined)) === did
+      ? handle
+      : undefined;
+  }
+
   return {
     async resolve(identifier) {
-      const name = identifier.trim().replace(/^@/, "").toLowerCase();
-      const did = name.startsWith("did:") ? name : await resolveHandle(name);
-      if (!did) throw unresolved(`No Bluesky account has the handle ${name}.`);
+      const name = identifier.trim().replace(/^@/, "");
+      const given = name.startsWith("did:") ? undefined : normalizeHandle(name);
+      if (given !== undefined && !isValidHandle(given)) throw unresolved(`${name} is not a Bluesky handle.`);
+      const did = given === undefined ? name : await adapter.resolveHandle(settings.entryService, given);
+      if (!did) throw unresolved(`No Bluesky account has the handle ${given}.`);
+      if (!isValidDid(did)) throw unresolved(`${did} is not a DID.`);
       const resolver = did.startsWith("did:plc:") ? plc : did.startsWith("did:web:") ? web : undefined;
       if (!resolver) throw unresolved(`${did} is not a did:plc or did:web.`);
       const document = await resolver.resolve(did, true).catch((error: unknown) => {
@@ -97,7 +117,11 @@ export function createIdentityResolver(
       const pds = getPds(document);
       if (!pds) throw unresolved(`The DID document of ${did} names no PDS.`);
       await checkPds(pds);
-      return { did, handle: getHandle(document), pds: pds.replace(/\/+$/, "") };
+      return {
+        did,
+        handle: await verifiedHandle(did, getHandle(document), given),
+        pds: pds.replace(/\/+$/, ""),
+      };
     },
   };
 }

@@ -12,7 +12,8 @@ const LINK = "app.bsky.richtext.facet#link";
  * The facets of a post's text, found the way Bluesky's own clients find them (`RichText` of
  * `@atproto/api`: byte offsets in UTF-8), with each mention's handle resolved to its DID by
  * `resolveHandle`. A mention whose handle does not resolve is left as plain text (the library
- * would keep it with an empty DID, which the lexicon refuses).
+ * would keep it with an empty DID, which the lexicon refuses); a resolver that cannot answer now
+ * throws, and the post waits for a retry rather than lose the mention.
  */
 export async function richTextOf(
   text: string,
@@ -23,11 +24,7 @@ export async function richTextOf(
   const found = rich.facets ?? [];
   const handles = new Set(found.flatMap((facet) => mentionOf(facet)?.did ?? []));
   const dids = new Map(
-    await Promise.all(
-      [...handles].map(
-        async (handle) => [handle, await resolveHandle(handle).catch(() => undefined)] as const,
-      ),
-    ),
+    await Promise.all([...handles].map(async (handle) => [handle, await resolveHandle(handle)] as const)),
   );
   const facets: Facet[] = [];
   for (const facet of found) {
