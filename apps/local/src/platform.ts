@@ -19,7 +19,11 @@ import {
   startService,
 } from "@app/runtime";
 import { SANDBOX_APPS, seedDemos } from "./demos.ts";
-import { verifyPublisherMediaWithSandbox, withSandboxBlueskyNetwork } from "./sandbox-wiring.ts";
+import {
+  type PublisherMediaWiring,
+  wirePublisherMedia,
+  withSandboxBlueskyNetwork,
+} from "./sandbox-wiring.ts";
 
 export const launcherVariables = z.object({
   DATABASE_URL: settings.databaseUrl(),
@@ -39,14 +43,29 @@ export type RunningPlatform = Stoppable & { manifest: LocalManifest; manifestPat
 /**
  * Starts every service in one process on one database (PGlite under `DATA_DIR`
  * unless `DATABASE_URL` is set), then writes the manifest. Every service's config
- * is read before anything starts, so a bad setting stops the launch at once.
+ * is read before anything starts, so a bad setting stops the launch at once. The
+ * publisher's media prefix is worked out first (`wirePublisherMedia`), so the sandbox
+ * verifies it from its start.
  */
 export async function startPlatform(
   definitions: ServiceDefinition<never>[],
   env: Env,
 ): Promise<RunningPlatform> {
   const launcher = loadConfig(launcherVariables, env);
-  env = await localEnv(launcher.DATA_DIR, env);
+  const media = await wirePublisherMedia(definitions, await localEnv(launcher.DATA_DIR, env));
+  try {
+    return await startWired(definitions, media, launcher);
+  } finally {
+    await media.release();
+  }
+}
+
+async function startWired(
+  definitions: ServiceDefinition<never>[],
+  media: PublisherMediaWiring,
+  launcher: z.infer<typeof launcherVariables>,
+): Promise<RunningPlatform> {
+  const { env } = media;
   const configs = definitions.map((definition) => definition.loadConfig(env) as BaseServiceConfig);
   routeConsoleTo(createLogger({ name: "console", level: configs[0]?.logLevel ?? "info" }));
   const db = await openDatabase(
@@ -60,8 +79,11 @@ export async function startPlatform(
   };
   try {
     for (const [index, definition] of definitions.entries()) {
-      const wired = withSandboxBlueskyNetwork(definition, withUpstreams(definition, env, started), started);
+      const upstreams = withUpstreams(definition, env, started);
+      const wired = media.wire(definition, withSandboxBlueskyNetwork(definition, upstreams, started));
       const config = wired === env ? configs[index] : definition.loadConfig(wired);
+      // The publisher's pinned port is freed for the publisher to listen on.
+      if (definition.name === "publisher") await media.release();
       started.push(await startService(definition, config as never, db));
     }
   } catch (error) {
@@ -74,7 +96,6 @@ export async function startPlatform(
     manifest.services[service.name] = { url: service.url, docs: `${service.url}/docs` };
     Object.assign(manifest.credentials, service.credentials);
   }
-  await verifyPublisherMediaWithSandbox(manifest.services, env);
   Object.assign(manifest.credentials, await seedDemos(db, manifest.services, env, manifest.credentials));
   await mkdir(launcher.DATA_DIR, { recursive: true });
   const manifestPath = join(launcher.DATA_DIR, "local.json");

@@ -1,69 +1,141 @@
 /**
- * Time zone names as the API takes them: IANA tz database names only, spelled (case included) as
- * IANA spells them. `UTC` is accepted: it is an IANA name (a link to `Etc/UTC` in the database's
- * `backward` file) and the accounts' default. UTC offsets (`+05:00`), `Z` and other spellings
- * (`utc`, `europe/berlin`) are refused, although the runtime's `Intl` would take them.
+ * Time zone names as the API takes them: IANA tz database names only (its zones and links),
+ * spelled (case included) as IANA spells them. `UTC` is accepted: it is an IANA name (a link to
+ * `Etc/UTC` in the database's `backward` file) and the accounts' default. UTC offsets (`+05:00`),
+ * `Z`, other spellings (`utc`, `europe/berlin`) and names that only ICU knows (`SystemV/AST4`,
+ * from a `systemv` file tzdb no longer ships; `US/Pacific-New`; three-letter ids such as `IST`)
+ * are refused, although the runtime's `Intl` would take them.
  */
 
 /** A name made of IANA's characters: `Area/Location[/Sub]` or a single word, never an offset. */
 const NAME_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 
 /**
- * IANA names (tzdb 2025b) that Node's ICU answers under another name (`Asia/Kolkata` resolves as
- * `Asia/Calcutta`, `Etc/UTC` as `UTC`), so their spelling cannot be checked against what `Intl`
- * resolves them to: they are matched here as written. Every other IANA name resolves to itself.
+ * The names of the IANA tz database 2025b (its `Zone` and `Link` lines, as `tzdata.zi` lists
+ * them, backward links included), by area (`""`: names without one). `Factory` (a placeholder
+ * zone, no place's time, unknown to `Intl`) is left out.
  */
-const RESOLVED_UNDER_ANOTHER_NAME: ReadonlySet<string> = new Set(
-  [
-    "Africa/Asmara Africa/Timbuktu",
-    "America/Argentina/Buenos_Aires America/Argentina/Catamarca America/Argentina/ComodRivadavia",
-    "America/Argentina/Cordoba America/Argentina/Jujuy America/Argentina/Mendoza America/Atikokan",
-    "America/Atka America/Ensenada America/Fort_Wayne America/Indiana/Indianapolis",
-    "America/Kentucky/Louisville America/Knox_IN America/Montreal America/Nipigon America/Nuuk",
-    "America/Pangnirtung America/Porto_Acre America/Rainy_River America/Rosario",
-    "America/Santa_Isabel America/Shiprock America/Thunder_Bay America/Virgin America/Yellowknife",
-    "Antarctica/South_Pole",
-    "Asia/Ashkhabad Asia/Choibalsan Asia/Chongqing Asia/Chungking Asia/Dacca Asia/Harbin",
-    "Asia/Ho_Chi_Minh Asia/Istanbul Asia/Kashgar Asia/Kathmandu Asia/Kolkata Asia/Macao",
-    "Asia/Tel_Aviv Asia/Thimbu Asia/Ujung_Pandang Asia/Ulan_Bator Asia/Yangon",
-    "Atlantic/Faroe Atlantic/Jan_Mayen",
-    "Australia/ACT Australia/Canberra Australia/Currie Australia/LHI Australia/NSW",
-    "Australia/North Australia/Queensland Australia/South Australia/Tasmania Australia/Victoria",
-    "Australia/West Australia/Yancowinna",
-    "Brazil/Acre Brazil/DeNoronha Brazil/East Brazil/West",
-    "CET CST6CDT Cuba EET EST EST5EDT Egypt Eire GB GB-Eire GMT GMT+0 GMT-0 GMT0 Greenwich HST",
-    "Hongkong Iceland Iran Israel Jamaica Japan Kwajalein Libya MET MST MST7MDT NZ NZ-CHAT Navajo",
-    "PRC PST8PDT Poland Portugal ROC ROK Singapore Turkey UCT Universal W-SU WET Zulu",
-    "Canada/Atlantic Canada/Central Canada/Eastern Canada/Mountain Canada/Newfoundland",
-    "Canada/Pacific Canada/Saskatchewan Canada/Yukon",
-    "Chile/Continental Chile/EasterIsland",
-    "Etc/GMT Etc/GMT+0 Etc/GMT-0 Etc/GMT0 Etc/Greenwich Etc/UCT Etc/UTC Etc/Universal Etc/Zulu",
-    "Europe/Belfast Europe/Kyiv Europe/Nicosia Europe/Tiraspol Europe/Uzhgorod Europe/Zaporozhye",
-    "Mexico/BajaNorte Mexico/BajaSur Mexico/General",
-    "Pacific/Chuuk Pacific/Johnston Pacific/Kanton Pacific/Pohnpei Pacific/Samoa Pacific/Yap",
-    "US/Alaska US/Aleutian US/Arizona US/Central US/East-Indiana US/Eastern US/Hawaii",
-    "US/Indiana-Starke US/Michigan US/Mountain US/Pacific US/Samoa",
-  ]
-    .join(" ")
-    .split(" "),
+const IANA_NAMES: Readonly<Record<string, string>> = {
+  "": [
+    "CET CST6CDT Cuba EET EST EST5EDT Egypt Eire GB GB-Eire GMT GMT+0 GMT-0 GMT0 Greenwich HST Hongkong",
+    "Iceland Iran Israel Jamaica Japan Kwajalein Libya MET MST MST7MDT NZ NZ-CHAT Navajo PRC PST8PDT Poland",
+    "Portugal ROC ROK Singapore Turkey UCT UTC Universal W-SU WET Zulu",
+  ].join(" "),
+  Africa: [
+    "Abidjan Accra Addis_Ababa Algiers Asmara Asmera Bamako Bangui Banjul Bissau Blantyre Brazzaville",
+    "Bujumbura Cairo Casablanca Ceuta Conakry Dakar Dar_es_Salaam Djibouti Douala El_Aaiun Freetown",
+    "Gaborone Harare Johannesburg Juba Kampala Khartoum Kigali Kinshasa Lagos Libreville Lome Luanda",
+    "Lubumbashi Lusaka Malabo Maputo Maseru Mbabane Mogadishu Monrovia Nairobi Ndjamena Niamey Nouakchott",
+    "Ouagadougou Porto-Novo Sao_Tome Timbuktu Tripoli Tunis Windhoek",
+  ].join(" "),
+  America: [
+    "Adak Anchorage Anguilla Antigua Araguaina Argentina/Buenos_Aires Argentina/Catamarca",
+    "Argentina/ComodRivadavia Argentina/Cordoba Argentina/Jujuy Argentina/La_Rioja Argentina/Mendoza",
+    "Argentina/Rio_Gallegos Argentina/Salta Argentina/San_Juan Argentina/San_Luis Argentina/Tucuman",
+    "Argentina/Ushuaia Aruba Asuncion Atikokan Atka Bahia Bahia_Banderas Barbados Belem Belize Blanc-Sablon",
+    "Boa_Vista Bogota Boise Buenos_Aires Cambridge_Bay Campo_Grande Cancun Caracas Catamarca Cayenne Cayman",
+    "Chicago Chihuahua Ciudad_Juarez Coral_Harbour Cordoba Costa_Rica Coyhaique Creston Cuiaba Curacao",
+    "Danmarkshavn Dawson Dawson_Creek Denver Detroit Dominica Edmonton Eirunepe El_Salvador Ensenada",
+    "Fort_Nelson Fort_Wayne Fortaleza Glace_Bay Godthab Goose_Bay Grand_Turk Grenada Guadeloupe Guatemala",
+    "Guayaquil Guyana Halifax Havana Hermosillo Indiana/Indianapolis Indiana/Knox Indiana/Marengo",
+    "Indiana/Petersburg Indiana/Tell_City Indiana/Vevay Indiana/Vincennes Indiana/Winamac Indianapolis",
+    "Inuvik Iqaluit Jamaica Jujuy Juneau Kentucky/Louisville Kentucky/Monticello Knox_IN Kralendijk La_Paz",
+    "Lima Los_Angeles Louisville Lower_Princes Maceio Managua Manaus Marigot Martinique Matamoros Mazatlan",
+    "Mendoza Menominee Merida Metlakatla Mexico_City Miquelon Moncton Monterrey Montevideo Montreal",
+    "Montserrat Nassau New_York Nipigon Nome Noronha North_Dakota/Beulah North_Dakota/Center",
+    "North_Dakota/New_Salem Nuuk Ojinaga Panama Pangnirtung Paramaribo Phoenix Port-au-Prince Port_of_Spain",
+    "Porto_Acre Porto_Velho Puerto_Rico Punta_Arenas Rainy_River Rankin_Inlet Recife Regina Resolute",
+    "Rio_Branco Rosario Santa_Isabel Santarem Santiago Santo_Domingo Sao_Paulo Scoresbysund Shiprock Sitka",
+    "St_Barthelemy St_Johns St_Kitts St_Lucia St_Thomas St_Vincent Swift_Current Tegucigalpa Thule",
+    "Thunder_Bay Tijuana Toronto Tortola Vancouver Virgin Whitehorse Winnipeg Yakutat Yellowknife",
+  ].join(" "),
+  Antarctica: [
+    "Casey Davis DumontDUrville Macquarie Mawson McMurdo Palmer Rothera South_Pole Syowa Troll Vostok",
+  ].join(" "),
+  Arctic: "Longyearbyen",
+  Asia: [
+    "Aden Almaty Amman Anadyr Aqtau Aqtobe Ashgabat Ashkhabad Atyrau Baghdad Bahrain Baku Bangkok Barnaul",
+    "Beirut Bishkek Brunei Calcutta Chita Choibalsan Chongqing Chungking Colombo Dacca Damascus Dhaka Dili",
+    "Dubai Dushanbe Famagusta Gaza Harbin Hebron Ho_Chi_Minh Hong_Kong Hovd Irkutsk Istanbul Jakarta",
+    "Jayapura Jerusalem Kabul Kamchatka Karachi Kashgar Kathmandu Katmandu Khandyga Kolkata Krasnoyarsk",
+    "Kuala_Lumpur Kuching Kuwait Macao Macau Magadan Makassar Manila Muscat Nicosia Novokuznetsk",
+    "Novosibirsk Omsk Oral Phnom_Penh Pontianak Pyongyang Qatar Qostanay Qyzylorda Rangoon Riyadh Saigon",
+    "Sakhalin Samarkand Seoul Shanghai Singapore Srednekolymsk Taipei Tashkent Tbilisi Tehran Tel_Aviv",
+    "Thimbu Thimphu Tokyo Tomsk Ujung_Pandang Ulaanbaatar Ulan_Bator Urumqi Ust-Nera Vientiane Vladivostok",
+    "Yakutsk Yangon Yekaterinburg Yerevan",
+  ].join(" "),
+  Atlantic: [
+    "Azores Bermuda Canary Cape_Verde Faeroe Faroe Jan_Mayen Madeira Reykjavik South_Georgia St_Helena",
+    "Stanley",
+  ].join(" "),
+  Australia: [
+    "ACT Adelaide Brisbane Broken_Hill Canberra Currie Darwin Eucla Hobart LHI Lindeman Lord_Howe Melbourne",
+    "NSW North Perth Queensland South Sydney Tasmania Victoria West Yancowinna",
+  ].join(" "),
+  Brazil: "Acre DeNoronha East West",
+  Canada: "Atlantic Central Eastern Mountain Newfoundland Pacific Saskatchewan Yukon",
+  Chile: "Continental EasterIsland",
+  Etc: [
+    "GMT GMT+0 GMT+1 GMT+10 GMT+11 GMT+12 GMT+2 GMT+3 GMT+4 GMT+5 GMT+6 GMT+7 GMT+8 GMT+9 GMT-0 GMT-1",
+    "GMT-10 GMT-11 GMT-12 GMT-13 GMT-14 GMT-2 GMT-3 GMT-4 GMT-5 GMT-6 GMT-7 GMT-8 GMT-9 GMT0 Greenwich UCT",
+    "UTC Universal Zulu",
+  ].join(" "),
+  Europe: [
+    "Amsterdam Andorra Astrakhan Athens Belfast Belgrade Berlin Bratislava Brussels Bucharest Budapest",
+    "Busingen Chisinau Copenhagen Dublin Gibraltar Guernsey Helsinki Isle_of_Man Istanbul Jersey",
+    "Kaliningrad Kiev Kirov Kyiv Lisbon Ljubljana London Luxembourg Madrid Malta Mariehamn Minsk Monaco",
+    "Moscow Nicosia Oslo Paris Podgorica Prague Riga Rome Samara San_Marino Sarajevo Saratov Simferopol",
+    "Skopje Sofia Stockholm Tallinn Tirane Tiraspol Ulyanovsk Uzhgorod Vaduz Vatican Vienna Vilnius",
+    "Volgograd Warsaw Zagreb Zaporozhye Zurich",
+  ].join(" "),
+  Indian: "Antananarivo Chagos Christmas Cocos Comoro Kerguelen Mahe Maldives Mauritius Mayotte Reunion",
+  Mexico: "BajaNorte BajaSur General",
+  Pacific: [
+    "Apia Auckland Bougainville Chatham Chuuk Easter Efate Enderbury Fakaofo Fiji Funafuti Galapagos",
+    "Gambier Guadalcanal Guam Honolulu Johnston Kanton Kiritimati Kosrae Kwajalein Majuro Marquesas Midway",
+    "Nauru Niue Norfolk Noumea Pago_Pago Palau Pitcairn Pohnpei Ponape Port_Moresby Rarotonga Saipan Samoa",
+    "Tahiti Tarawa Tongatapu Truk Wake Wallis Yap",
+  ].join(" "),
+  US: [
+    "Alaska Aleutian Arizona Central East-Indiana Eastern Hawaii Indiana-Starke Michigan Mountain Pacific",
+    "Samoa",
+  ].join(" "),
+};
+
+const IANA_TIME_ZONES: ReadonlySet<string> = new Set(
+  Object.entries(IANA_NAMES).flatMap(([area, names]) =>
+    names.split(" ").map((name) => (area ? `${area}/${name}` : name)),
+  ),
 );
+
+/**
+ * The zones the runtime itself lists: IANA's canonical zones of its own (newer) tzdb, never ICU's
+ * legacy aliases. A zone IANA adds after 2025b is thus taken once the runtime knows it.
+ */
+let runtimeZones: ReadonlySet<string> | undefined;
+function listedByRuntime(name: string): boolean {
+  runtimeZones ??= new Set(Intl.supportedValuesOf("timeZone"));
+  return runtimeZones.has(name);
+}
 
 const checked = new Map<string, boolean>();
 
-/** Whether `name` is an IANA time zone name, spelled as IANA does. */
+/** Whether `name` is an IANA time zone name, spelled as IANA does, that the runtime can use. */
 export function isIanaTimeZone(name: string): boolean {
   const known = checked.get(name);
   if (known !== undefined) return known;
-  const valid = NAME_SHAPE.test(name) && (RESOLVED_UNDER_ANOTHER_NAME.has(name) || resolvesToItself(name));
+  const wellFormed = NAME_SHAPE.test(name);
+  const valid = wellFormed && (IANA_TIME_ZONES.has(name) || listedByRuntime(name)) && knownToRuntime(name);
   // Remembered for well-formed names only (a bounded set); anything else is refused at once.
-  if (NAME_SHAPE.test(name) && name.length <= 64 && checked.size < 2048) checked.set(name, valid);
+  if (wellFormed && name.length <= 64 && checked.size < 2048) checked.set(name, valid);
   return valid;
 }
 
-/** Whether the runtime knows the zone and names it exactly so (its case included). */
-function resolvesToItself(name: string): boolean {
+/** Whether the runtime's `Intl` can lay out times in the zone (the queue's slots need it). */
+function knownToRuntime(name: string): boolean {
   try {
-    return new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone === name;
+    new Intl.DateTimeFormat("en-US", { timeZone: name });
+    return true;
   } catch {
     return false;
   }

@@ -98,13 +98,19 @@ function get(url: URL, trusted: boolean, guard: FetchGuard, signal: AbortSignal)
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   const stall = stallLimits(guard);
   return new Promise((resolve, reject) => {
-    const req = send(url, {
-      method: "GET",
-      headers: { accept: guard.accept ?? "image/*,video/*", "user-agent": "publisher-media-fetch" },
-      lookup: trusted ? undefined : publicOnlyLookup,
-      timeout: guard.connectTimeoutMs,
-      signal,
-    });
+    let req: ReturnType<typeof send>;
+    try {
+      req = send(url, {
+        method: "GET",
+        headers: { accept: guard.accept ?? "image/*,video/*", "user-agent": "publisher-media-fetch" },
+        lookup: trusted ? undefined : publicOnlyLookup,
+        timeout: guard.connectTimeoutMs,
+        signal,
+      });
+    } catch {
+      // A URL Node's client will not send (the WHATWG parser took it): refused, never thrown raw.
+      return reject(new MediaError("MEDIA_URL_REJECTED", "The media URL cannot be requested."));
+    }
     req.on("timeout", () =>
       req.destroy(new MediaError("MEDIA_UNAVAILABLE", "The media host timed out.", true)),
     );
@@ -127,20 +133,36 @@ function get(url: URL, trusted: boolean, guard: FetchGuard, signal: AbortSignal)
     req.on("response", () => clearTimeout(headDeadline));
     req.on("error", (error: NodeJS.ErrnoException) =>
       reject(
-        error instanceof MediaError
-          ? error
-          : error.code === "EADDRFORBIDDEN"
-            ? new MediaError("MEDIA_URL_REJECTED", "The media URL resolves to a forbidden address.")
-            : new MediaError(
-                "MEDIA_UNAVAILABLE",
-                `The media could not be fetched (${error.code ?? error.name}).`,
-                true,
-              ),
+        error.code === "EADDRFORBIDDEN"
+          ? new MediaError("MEDIA_URL_REJECTED", "The media URL resolves to a forbidden address.")
+          : asMediaError(error, signal, "The media could not be fetched"),
       ),
     );
     req.on("response", resolve);
     req.end();
   });
+}
+
+/**
+ * Any failure of a fetch as a {@link MediaError}: the total-time limit's own error when it was
+ * reached (the request is then aborted, and Node reports a bare `AbortError` or `aborted`), one
+ * already of ours as it is, anything else (a reset, a refused connection) a transient
+ * `MEDIA_UNAVAILABLE` naming its code.
+ */
+function asMediaError(error: unknown, signal: AbortSignal, what: string): MediaError {
+  if (signal.aborted && signal.reason instanceof MediaError) return signal.reason;
+  if (error instanceof MediaError) return error;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? (error as Error | undefined)?.name;
+  return new MediaError("MEDIA_UNAVAILABLE", `${what} (${code ?? "error"}).`, true);
+}
+
+/** The next URL of a redirect; a `Location` that is not a URL is the host's fault, refused. */
+function redirectTarget(location: string, base: URL): URL {
+  try {
+    return new URL(location, base);
+  } catch {
+    throw new MediaError("MEDIA_URL_REJECTED", "The media host redirected to a malformed URL.");
+  }
 }
 
 /**
@@ -200,8 +222,13 @@ function guardedBody(res: IncomingMessage, size: number, stall: StallLimits): Tr
  */
 export async function guardedFetch(rawUrl: string, guard: FetchGuard): Promise<FetchedMedia> {
   const controller = new AbortController();
+  // The total-time limit is a stall too: a host just above the rate floor that cannot finish in
+  // time holds a worker as long as a trickling one, and is retried as sparingly.
   const timer = setTimeout(
-    () => controller.abort(new MediaError("MEDIA_UNAVAILABLE", "The media download took too long.", true)),
+    () =>
+      controller.abort(
+        new MediaStalled(`The media download took longer than its limit of ${guard.totalTimeoutMs} ms.`),
+      ),
     guard.totalTimeoutMs,
   );
   timer.unref();
@@ -218,7 +245,7 @@ export async function guardedFetch(rawUrl: string, guard: FetchGuard): Promise<F
       const location = res.headers.location;
       if (res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && location) {
         res.resume();
-        url = new URL(location, url);
+        url = redirectTarget(location, url);
         continue;
       }
       if (res.statusCode !== 200) {
@@ -239,14 +266,17 @@ export async function guardedFetch(rawUrl: string, guard: FetchGuard): Promise<F
       // An unannounced body is cut off past the limit, as one longer than it announced.
       const size = announced ? declared : guard.maxBytes;
       const stream = res.pipe(guardedBody(res, size, stallLimits(guard)));
-      res.on("error", (error) => stream.destroy(error));
+      // A body broken off part-way (a reset, or the total-time limit) fails as a MediaError too.
+      res.on("error", (error) =>
+        stream.destroy(asMediaError(error, controller.signal, "The media transfer broke off")),
+      );
       stream.on("close", () => clearTimeout(timer));
       return { stream, size, declaredType: res.headers["content-type"] ?? null };
     }
     throw new MediaError("MEDIA_URL_REJECTED", "The media URL redirects too many times.");
   } catch (error) {
     clearTimeout(timer);
-    throw error;
+    throw asMediaError(error, controller.signal, "The media could not be fetched");
   }
 }
 

@@ -94,6 +94,9 @@ export async function stageMedia(
     });
   } catch (error) {
     if (error instanceof MediaError) throw error;
+    // A store may wrap the body's own failure (S3's IncompleteBodyError): a stall stays a stall.
+    const cause = (opened.stream as Readable).errored;
+    if (cause instanceof MediaError) throw cause;
     throw new MediaError("MEDIA_UNAVAILABLE", "The media could not be copied for publishing.", true);
   }
   return stagedAt(deps.storage, stagingPath, opened.size, opened.contentType);

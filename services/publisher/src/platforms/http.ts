@@ -12,25 +12,40 @@ export type PlatformRequest = {
 };
 
 /**
- * Sends one request with a time limit. A network failure (refused, reset, timed out) becomes a
- * transient {@link PlatformError} with reason `network`: the caller decides whether the request
- * may have reached the platform. Redirects are never followed.
+ * A platform call that ran out of its time limit (no answer, or a body sent or read at a crawl):
+ * transient, but publishing retries it as sparingly as a stalled media download (retry-policy.ts),
+ * since a host that never answers (a self-hosted PDS is anyone's) would otherwise hold a worker
+ * for the limit at every attempt.
+ */
+export class PlatformTimeout extends PlatformError {
+  constructor(platform: Platform, timeoutMs: number) {
+    super(platform, "transient", "timeout", `The request timed out after ${timeoutMs} ms.`);
+    this.name = "PlatformTimeout";
+  }
+}
+
+/**
+ * Sends one request with a time limit. A network failure (refused, reset) becomes a transient
+ * {@link PlatformError} with reason `network`, the time limit a {@link PlatformTimeout}: the caller
+ * decides whether the request may have reached the platform. Redirects are never followed.
  */
 export async function platformFetch(platform: Platform, request: PlatformRequest): Promise<Response> {
   const body =
     request.body === undefined || typeof request.body === "string" || Buffer.isBuffer(request.body)
       ? request.body
       : Readable.toWeb(request.body);
+  const deadline = AbortSignal.timeout(request.timeoutMs);
   try {
     return await fetch(request.url, {
       method: request.method,
       headers: request.headers,
       body: body as RequestInit["body"],
       redirect: "manual",
-      signal: AbortSignal.timeout(request.timeoutMs),
+      signal: deadline,
       ...(body && typeof body === "object" && !Buffer.isBuffer(body) ? { duplex: "half" } : {}),
     } as RequestInit);
   } catch (error) {
+    if (deadline.aborted) throw new PlatformTimeout(platform, request.timeoutMs);
     const cause = error instanceof Error ? (error.cause instanceof Error ? error.cause : error) : undefined;
     const detail = cause && "code" in cause ? String(cause.code) : (cause?.name ?? "error");
     throw new PlatformError(platform, "transient", "network", `The request did not complete (${detail}).`);

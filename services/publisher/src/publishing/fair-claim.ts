@@ -5,7 +5,7 @@ import {
   lockDueCandidates,
   withAsyncCommit,
 } from "../store/targets.ts";
-import { accountsAtShare, type DueCandidate, pickFairly, type SlotShare } from "./fair-share.ts";
+import { accountsThatMayNotTakeMore, type DueCandidate, pickFairly, type SlotShare } from "./fair-share.ts";
 
 /**
  * How many due targets a claim looks at for `free` slots: enough to see past a few of one
@@ -26,21 +26,22 @@ export type FairClaimInput = {
   /** Targets this process still runs under a lost claim: never claimed again here meanwhile. */
   excludeIds: readonly string[];
   /**
-   * Whether this claim may look past the accounts at their share (a second statement that walks
-   * the due targets of every other account): worth it only when the window showed such accounts
+   * Whether this claim may look past the accounts that can take no more slots (at their share, or
+   * running a target when only reserved slots are left) with a second statement that walks the
+   * due targets of every other account: worth it only when the window showed such accounts
    * crowding it out, and rate-limited by the caller, as it reads every due target of theirs.
    */
   mayLookPast: boolean;
 };
 
 /**
- * One claim of a worker process, in one transaction (`deferred`: due targets were left for their
- * accounts' share while slots are free, so claiming again before a slot comes free finds nothing): the first due targets in due order are
- * locked (`SKIP LOCKED`) and claimed by {@link pickFairly}'s rules; when some were left because
- * their account held its share while slots are still free, and the window may have hidden other
- * accounts' due targets behind them, a second look leaves those accounts out. Exactly-once holds
- * as before: a target is claimed only while this transaction holds its row lock, under the same
- * conditions, with a fresh claim token.
+ * One claim of a worker process, in one transaction (`deferred`: due targets were left by the
+ * share or the reserve while slots are free, so claiming again before a slot comes free finds
+ * nothing): the first due targets in due order are locked (`SKIP LOCKED`) and claimed by
+ * {@link pickFairly}'s rules; when some were left while slots are still free, and the window may
+ * have hidden other accounts' due targets behind them, a second look leaves out the accounts that
+ * can take no more. Exactly-once holds as before: a target is claimed only while this transaction
+ * holds its row lock, under the same conditions, with a fresh claim token.
  */
 export async function claimFairShare(
   db: Database,
@@ -60,7 +61,12 @@ export async function claimFairShare(
           now: input.now,
           limit: input.free - picked.length,
           excludeIds: [...input.excludeIds, ...window.map((candidate) => candidate.id)],
-          skipAccounts: accountsAtShare(input.running, picked, input.share),
+          skipAccounts: accountsThatMayNotTakeMore(
+            input.running,
+            picked,
+            input.share,
+            input.free - picked.length,
+          ),
         });
         const held = new Map(input.running);
         for (const candidate of picked)

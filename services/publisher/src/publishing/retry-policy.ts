@@ -1,6 +1,7 @@
 import { MediaStalled } from "../media/guarded-fetch.ts";
 import { MediaError } from "../media/media-error.ts";
 import { PlatformError } from "../platforms/errors.ts";
+import { PlatformTimeout } from "../platforms/http.ts";
 import type { TargetSettlement } from "../store/targets.ts";
 
 /** How often and how patiently a target is retried after transient failures. */
@@ -11,9 +12,10 @@ export type RetryPolicy = {
   /** The longest `Retry-After` honoured as given (a longer one is capped to this). */
   maxRetryAfterMs: number;
   /**
-   * Attempts of a target whose media download stalled (a host trickling bytes): a stall is
-   * retried once by default, then fails the target, so that such a host cannot hold workers
-   * `maxAttempts` times over.
+   * Attempts of a target that stalled: its media download stalled (a host trickling bytes) or
+   * ran past its total limit, or a platform call timed out (a self-hosted PDS that never
+   * answers). A stall is retried once by default, then fails the target, so that such a host
+   * cannot hold workers `maxAttempts` times over.
    */
   maxStalledAttempts: number;
 };
@@ -34,11 +36,32 @@ export function backoffMs(policy: RetryPolicy, failures: number, random: () => n
 
 type Classified = { transient: boolean; error: string; retryAfterMs: number | null; stalled?: boolean };
 
+/**
+ * A time limit that ran out while an answer was read (the runtime's `TimeoutError` of
+ * `AbortSignal.timeout`: a platform that sent its head and then stalled its body).
+ */
+function isTimeLimit(error: unknown): boolean {
+  return error instanceof Error && error.name === "TimeoutError";
+}
+
 /** A failure's class and the text a failed target keeps; unknown errors count as transient. */
 export function classifyFailure(error: unknown): Classified {
   if (error instanceof PlatformError) {
     const transient = error.kind === "transient" || error.kind === "unauthorized";
-    return { transient, error: error.describe(), retryAfterMs: error.retryAfterMs };
+    return {
+      transient,
+      error: error.describe(),
+      retryAfterMs: error.retryAfterMs,
+      stalled: error instanceof PlatformTimeout,
+    };
+  }
+  if (isTimeLimit(error)) {
+    return {
+      transient: true,
+      error: "timeout: a platform's answer timed out",
+      retryAfterMs: null,
+      stalled: true,
+    };
   }
   if (error instanceof MediaError) {
     return {
@@ -53,7 +76,7 @@ export function classifyFailure(error: unknown): Classified {
 
 /**
  * What becomes of a target after a failed turn: failed for good (a permanent refusal, a lost
- * grant, or out of attempts: `maxStalledAttempts` when its media download stalled), or run again
+ * grant, or out of attempts: `maxStalledAttempts` when it stalled), or run again
  * after the backoff, never sooner than the platform's `Retry-After`. `attempts` counts the
  * failures before this one.
  */

@@ -61,7 +61,8 @@ export const publishingVariables = {
   // up with 167 targets/s only without anything else on the machine (bench/publisher.ts).
   PUBLISHER_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   // An account holds at most this share of a process's slots while other accounts have due
-  // targets, and never the reserved slots beyond it (fair-share.ts).
+  // targets; one that runs a target never takes the reserved slots, which are kept for accounts
+  // with nothing running (fair-share.ts).
   PUBLISHER_WORKER_ACCOUNT_SHARE: z.coerce.number().gt(0).max(1).default(0.25),
   PUBLISHER_WORKER_RESERVED_SLOTS: z.coerce.number().int().min(0).max(256).default(1),
   PUBLISHER_WORKER_POLL_MS: ms(1_000),

@@ -16,7 +16,10 @@ export type WorkerOptions = {
    * targets (default a quarter; at least one slot). See fair-share.ts.
    */
   accountShare?: number;
-  /** Slots an account beyond its share never takes, kept for other accounts' due targets (default 1). */
+  /**
+   * Slots kept for accounts that have nothing running here: an account that runs a target never
+   * takes one, whatever its share (default 1).
+   */
   reservedSlots?: number;
   /** How long to wait before looking again when nothing was due. */
   pollIntervalMs?: number;
@@ -42,8 +45,8 @@ export type ResolvedWorkerOptions = Required<
 
 /**
  * The worker loop: claims due targets into its free slots, shared between accounts (an account
- * holds at most its share of the slots while others have due targets, and never the reserved
- * ones beyond it: see fair-share.ts and fair-claim.ts), runs each on the executor, and sleeps
+ * holds at most its share of the slots while others have due targets, and an account that runs a
+ * target never takes the reserved ones: see fair-share.ts and fair-claim.ts), runs each on the executor, and sleeps
  * `pollIntervalMs` when nothing was due or no slot was free (a finished target wakes it). The
  * sweeper releases expired claims so that a killed worker's targets are picked up again. `stop()`
  * claims nothing more and waits for the running targets.

@@ -12,11 +12,13 @@ const POST_STATUSES = ["draft", "scheduled", "publishing", "published", "failed"
 
 const PublishResult = z
   .object({
-    success: z.boolean().nullable().openapi({
+    success: z.boolean().openapi({
       description:
-        "Once every target is done: true when none failed, false when one did. null while any target is still scheduled or publishing (do not publish again: poll the post)",
+        "The request was handled and no target has failed; false only once a target failed. True while targets still run: they publish later (do not publish again: follow the post)",
     }),
-    allPublished: z.boolean().openapi({ description: "Every target is published" }),
+    allPublished: z
+      .boolean()
+      .openapi({ description: "Every target is published (false while any still runs)" }),
     status: z
       .enum(POST_STATUSES)
       .openapi({ description: "The post's status, as GET /api/v1/posts/{id} shows it" }),
@@ -48,27 +50,32 @@ function targetSuccess(status: TargetStatus): boolean | null {
   return status === "published";
 }
 
+/** What the answer's message says of the targets: those still running, then those that failed. */
+function messageOf(postId: string, total: number, unfinished: number, failed: number): string {
+  const failures = `${failed} of ${total} targets failed`;
+  if (unfinished > 0) {
+    const running = `${unfinished} of ${total} targets still publishing: follow them with GET /api/v1/posts/${postId} rather than publishing again.`;
+    return failed > 0 ? `${failures}; ${running}` : running;
+  }
+  return failed > 0 ? `${failures}; the others are published.` : "Published to every target.";
+}
+
 /**
- * The publish-now answer from the targets' outcomes. Targets still running when the wait ended
- * keep going with the workers and publish later: they are reported as such (`success: null`, their
- * status), and so is the whole answer while any runs, so that no client reads a failure and posts
- * again.
+ * The publish-now answer from the targets' outcomes. `success` is always a boolean, as the spec
+ * gives it: the request was handled and no target has failed (a null while targets ran was falsy,
+ * and a client's `if (!r.success) retry()` posted again). Targets still running when the wait
+ * ended keep going with the workers and publish later: each is reported as such (its own
+ * `success: null`, its status), `allPublished` is false, and the message names the post to follow.
  */
 export function publishResult(postId: string, outcomes: readonly TargetOutcome[]) {
   const unfinished = outcomes.filter((o) => UNFINISHED.has(o.status)).length;
   const failed = outcomes.filter((o) => o.status === "failed" || o.status === "canceled").length;
-  const message =
-    unfinished > 0
-      ? `${unfinished} of ${outcomes.length} targets still publishing: follow them with GET /api/v1/posts/${postId} rather than publishing again.`
-      : failed > 0
-        ? `${failed} of ${outcomes.length} targets failed; the others are published.`
-        : "Published to every target.";
   return {
-    success: unfinished > 0 ? null : failed === 0,
+    success: failed === 0,
     allPublished: outcomes.length > 0 && outcomes.every((o) => o.status === "published"),
     status: derivePostStatus(outcomes.map((o) => o.status)),
     postId,
-    message,
+    message: messageOf(postId, outcomes.length, unfinished, failed),
     platforms: outcomes.map((o) => ({
       connectionId: o.connectionId,
       platform: o.platform,
@@ -90,7 +97,7 @@ export function registerPostsPublish(app: PublisherApp, deps: RouteDeps): void {
     tags: ["Posts"],
     summary: "Publish a post now",
     description:
-      "Targets still running when the wait ends keep going in the background and publish later: they are answered with `success: null` and their status (and the answer's `success` is null while any runs); follow them with GET /api/v1/posts/{id} rather than publishing again.",
+      "Targets still running when the wait ends keep going in the background and publish later: each is answered with its own `success: null` and its status, `allPublished` is false, and the answer's `success` stays true unless a target failed; follow them with GET /api/v1/posts/{id} rather than publishing again.",
     security: API_KEY_SECURITY,
     middleware: [apiKeyGuard(deps, "posts:write")],
     request: { body: { required: true, content: { "application/json": { schema: PublishPayloadSchema } } } },

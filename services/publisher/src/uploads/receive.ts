@@ -139,7 +139,24 @@ export async function receiveRaw(
   return { path, contentType: described.contentType, sizeBytes: length };
 }
 
-/** The multipart field `file`, streamed to storage as it arrives (other fields are ignored). */
+/**
+ * Removes a multipart upload's stored file once its body failed. `storing` has settled by then
+ * (the parse waits for it, and a failed store fails the upload at once); a store that failed left
+ * nothing. A removal that fails is not the client's to hear of: the answer stays that of the body.
+ */
+async function discardStored(storage: MediaStorage, path: string, storing: Promise<void>): Promise<void> {
+  const stored = await storing.then(
+    () => true,
+    () => false,
+  );
+  if (stored) await storage.delete(path).catch(() => undefined);
+}
+
+/**
+ * The multipart field `file`, streamed to storage as it arrives (other fields are ignored). The
+ * upload is stored only when the whole body parsed: a file part stored before the rest of the body
+ * failed is removed again.
+ */
 export async function receiveMultipart(
   c: Context,
   storage: MediaStorage,
@@ -212,6 +229,9 @@ export async function receiveMultipart(
       storeFailed,
     );
   } catch (error) {
+    // The `file` part may have been stored whole before the body around it failed (a short body,
+    // a reset, a missing closing boundary): the answer says nothing was stored, so nothing is.
+    if (received) await discardStored(storage, received.path, storing);
     if (!malformed) throw error;
     throw new PublisherError(
       "INCOMPLETE_UPLOAD",

@@ -40,10 +40,55 @@ describe("the slot share (pure)", () => {
   });
 
   it("an account at its share gets no slot while another below it has a due target", () => {
-    const running = new Map([["a", 14]]);
+    const running = new Map([["a", 13]]);
     const candidates = [...due("a", 10), ...due("b", 3)];
-    const { picked } = pickFairly(candidates, { free: 2, running, share: slotShare(16) });
+    const { picked } = pickFairly(candidates, { free: 3, running, share: slotShare(16) });
     expect(picked.map((c) => c.accountId)).toEqual(["b", "b"]);
+  });
+
+  it("the reserved slot goes to an account with nothing running, never to one running a target", () => {
+    // b runs nothing: its first target takes a slot; its second would take the reserved one.
+    const candidates = [...due("a", 10), ...due("b", 3)];
+    const first = pickFairly(candidates, { free: 2, running: new Map([["a", 14]]), share: slotShare(16) });
+    expect(first.picked.map((c) => c.id)).toEqual(["b-0"]);
+    expect(first.deferred).toBe(true);
+    // Then a newcomer, c, due after all of them, takes it.
+    const next = pickFairly([...due("a", 10, 10), ...due("b", 2, 1), ...due("c", 1)], {
+      free: 1,
+      running: new Map([
+        ["a", 14],
+        ["b", 1],
+      ]),
+      share: slotShare(16),
+    });
+    expect(next.picked.map((c) => c.id)).toEqual(["c-0"]);
+  });
+
+  it("four accounts each at their share leave the reserved slot free (audit: they filled all 16)", () => {
+    const candidates = ["a", "b", "c", "d"].flatMap((account) => due(account, 6));
+    const { picked, deferred } = pickFairly(candidates, {
+      free: 16,
+      running: new Map(),
+      share: slotShare(16),
+    });
+    expect(picked).toHaveLength(15);
+    const held = (account: string) => picked.filter((c) => c.accountId === account).length;
+    expect(["a", "b", "c", "d"].map(held)).toEqual([4, 4, 4, 3]);
+    expect(deferred).toBe(true);
+    // A fifth account's target, due later, then takes the last slot.
+    const running = new Map(["a", "b", "c", "d"].map((account) => [account, held(account)]));
+    const fifth = pickFairly([...candidates.filter((c) => !picked.includes(c)), ...due("e", 1)], {
+      free: 1,
+      running,
+      share: slotShare(16),
+    });
+    expect(fifth.picked.map((c) => c.id)).toEqual(["e-0"]);
+  });
+
+  it("many accounts each with nothing running fill every slot, one each, in due order", () => {
+    const candidates = Array.from({ length: 6 }, (_, index) => due(`n${index}`, 2)).flat();
+    const { picked } = pickFairly(candidates, { free: 4, running: new Map(), share: slotShare(4) });
+    expect(picked.map((c) => c.id)).toEqual(["n0-0", "n1-0", "n2-0", "n3-0"]);
   });
 
   it("the reserved slot is never taken by an account beyond its share", () => {
@@ -58,11 +103,11 @@ describe("the slot share (pure)", () => {
 
   it("nothing deferred when the slots simply ran out", () => {
     const { picked, deferred } = pickFairly([...due("a", 3), ...due("b", 3)], {
-      free: 2,
+      free: 3,
       running: new Map(),
       share: slotShare(16),
     });
-    expect(picked.map((c) => c.id)).toEqual(["a-0", "a-1"]);
+    expect(picked.map((c) => c.id)).toEqual(["a-0", "a-1", "b-0"]);
     expect(deferred).toBe(false);
   });
 });
@@ -149,5 +194,28 @@ describe("the fair claim in SQL", () => {
     expect(looked.lookedPast).toBe(true);
     expect(looked.claimed.map((target) => target.accountId)).toEqual([b.accountId]);
     expect(looked.claimed[0]?.postId).toBe(b.postIds[0]);
+  });
+
+  test("four accounts each running targets never take the reserved slot: the claim looks past them to a fifth", async ({
+    db,
+  }) => {
+    // The database is the file's: targets earlier tests left due are put out of the way.
+    await db.query("UPDATE publisher.post_targets SET status = 'canceled' WHERE status = 'scheduled'");
+    const busy = [
+      await seedDue(db, 10, 10),
+      await seedDue(db, 10, 9),
+      await seedDue(db, 10, 8),
+      await seedDue(db, 10, 7),
+    ];
+    const fifth = await seedDue(db, 1, 1);
+    // Fifteen of sixteen slots run the four accounts' targets (one of them below its share).
+    const running = new Map(busy.map((account, index) => [account.accountId, index === 3 ? 3 : 4]));
+    const looked = await claim(db, { free: 1, running, mayLookPast: true });
+    expect(looked.claimed.map((target) => target.accountId)).toEqual([fifth.accountId]);
+    expect(looked.lookedPast).toBe(true);
+    // Without a look past, the window holds only the four accounts' targets: none is taken.
+    const again = await claim(db, { free: 1, running, mayLookPast: false });
+    expect(again.claimed).toEqual([]);
+    expect(again.deferred).toBe(true);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Publish-now against the real publishing: its wait ends while a Bluesky target is still inside
  * `createRecord`. The answer must say "still publishing" (never `success: false`, which a client
- * would read as "post again"), and the target then publishes once, by the run that was going on.
+ * would read as "post again"; the top-level `success` true, as nothing failed, never a falsy null),
+ * and the target then publishes once, by the run that was going on.
  */
 import { json, test } from "@app/testkit";
 import { expect } from "vitest";
@@ -57,7 +58,7 @@ test("a target still running when publish-now's wait ends is answered as publish
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body).toMatchObject({
-      success: null,
+      success: true,
       allPublished: false,
       status: "publishing",
       platforms: [{ connectionId: demo.connections.bluesky, success: null, status: "publishing" }],

@@ -62,7 +62,7 @@ describe("POST /api/v1/publish: success", () => {
     expect(target?.next_attempt_at).toEqual(clock.now());
     // Still running when the wait ended: not a failure (see publish-now-unfinished-targets.test.ts).
     expect(body).toMatchObject({
-      success: null,
+      success: true,
       allPublished: false,
       platforms: [{ success: null, status: "publishing", platformPostId: null }],
     });
@@ -117,7 +117,7 @@ describe("POST /api/v1/publish: success", () => {
     const res = await call(app, "POST", "/api/v1/publish", key, { text: "Hi", connectionIds: [bluesky] });
     expect(res.status).toBe(200);
     expect(await json(res)).toMatchObject({
-      success: null,
+      success: true,
       allPublished: false,
       platforms: [{ connectionId: bluesky, success: null, status: "scheduled" }],
     });

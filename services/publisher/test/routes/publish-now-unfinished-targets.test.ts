@@ -1,14 +1,17 @@
 /**
  * Publish-now answers when its wait ends: a target still running is reported as still publishing,
  * never `success: false` (a client that trusts that flag would post again, and the target publishes
- * later anyway), and the top-level answer claims neither success nor failure while any target runs.
+ * later anyway). The top-level `success` is always a boolean, as the spec gives it: the request was
+ * handled and no target has failed (null was falsy: `if (!r.success) retry()` posted again), false
+ * only once a target failed; `allPublished` stays false while any target runs.
  */
 import { json, test } from "@app/testkit";
 import { describe, expect } from "vitest";
+import type { FakeOutcome } from "../../src/publishing.fake.ts";
 import { call, publisherApp, seedAccount, seedConnection, VIDEO } from "../support.ts";
 
 describe("POST /api/v1/publish: targets still running when the wait ends", () => {
-  test("a running target is still publishing: success null, the post id to poll, no success false", async ({
+  test("a running target is still publishing: the answer a success, the target's success null, the post id to poll", async ({
     db,
   }) => {
     const { accountId, key } = await seedAccount(db);
@@ -18,7 +21,7 @@ describe("POST /api/v1/publish: targets still running when the wait ends", () =>
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body).toEqual({
-      success: null,
+      success: true,
       allPublished: false,
       status: "publishing",
       postId: expect.stringMatching(/^post_/),
@@ -36,9 +39,29 @@ describe("POST /api/v1/publish: targets still running when the wait ends", () =>
       ],
     });
     expect(JSON.stringify(body)).not.toContain('"success":false');
+    expect(JSON.stringify(body)).not.toContain('"success":null,"allPublished"');
   });
 
-  test("one published and one still running: the published one is a success, the answer is not", async ({
+  test("the top-level success is a boolean whatever the targets' states", async ({ db }) => {
+    const { accountId, key } = await seedAccount(db);
+    const bluesky = await seedConnection(db, accountId, "bluesky");
+    const outcomes: FakeOutcome[] = [
+      { status: "publishing" },
+      { status: "published", platformPostId: "at://x" },
+      { status: "failed", error: "refused" },
+    ];
+    for (const outcome of outcomes) {
+      const { status } = outcome;
+      const { app } = publisherApp(db, { decide: () => outcome });
+      const body = await json(
+        await call(app, "POST", "/api/v1/publish", key, { text: status, connectionIds: [bluesky] }),
+      );
+      expect(typeof body.success, status).toBe("boolean");
+      expect(body.success, status).toBe(status !== "failed");
+    }
+  });
+
+  test("one published and one still running: both the answer and the published one are a success, not all published", async ({
     db,
   }) => {
     const { accountId, key } = await seedAccount(db);
@@ -53,14 +76,14 @@ describe("POST /api/v1/publish: targets still running when the wait ends", () =>
     const body = await json(
       await call(app, "POST", "/api/v1/publish", key, { videoUrl: VIDEO, connectionIds: [youtube, bluesky] }),
     );
-    expect(body).toMatchObject({ success: null, allPublished: false, status: "publishing" });
+    expect(body).toMatchObject({ success: true, allPublished: false, status: "publishing" });
     expect(body.platforms.map((p: { success: unknown; status: string }) => [p.success, p.status])).toEqual([
       [null, "publishing"],
       [true, "published"],
     ]);
   });
 
-  test("one failed and one still running: the failure is told, the answer waits for the other", async ({
+  test("one failed and one still running: the answer is a failure, the other still publishing", async ({
     db,
   }) => {
     const { accountId, key } = await seedAccount(db);
@@ -73,7 +96,8 @@ describe("POST /api/v1/publish: targets still running when the wait ends", () =>
     const body = await json(
       await call(app, "POST", "/api/v1/publish", key, { videoUrl: VIDEO, connectionIds: [youtube, bluesky] }),
     );
-    expect(body).toMatchObject({ success: null, allPublished: false, status: "publishing" });
+    expect(body).toMatchObject({ success: false, allPublished: false, status: "publishing" });
+    expect(body.message).toContain(`GET /api/v1/posts/${body.postId}`);
     expect(body.platforms).toMatchObject([
       { platform: "youtube", success: false, status: "failed", error: "quota" },
       { platform: "bluesky", success: null, status: "publishing", error: null },
@@ -109,7 +133,7 @@ describe("POST /api/v1/publish: targets still running when the wait ends", () =>
       await call(app, "POST", "/api/v1/publish", key, { text: "Hi", connectionIds: [bluesky] }),
     );
     expect(body).toMatchObject({
-      success: null,
+      success: true,
       allPublished: false,
       status: "scheduled",
       platforms: [{ connectionId: bluesky, success: null, status: "scheduled" }],

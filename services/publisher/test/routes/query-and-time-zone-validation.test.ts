@@ -84,4 +84,61 @@ describe("settings.timezone takes IANA zone names only, spelled as IANA spells t
     ])
       expect(isIanaTimeZone(name), name).toBe(false);
   });
+
+  test("names only ICU knows (SystemV/*, removed or never IANA's) are refused, on the route too", async ({
+    db,
+  }) => {
+    // Audit: `SystemV/AST4` passed: it is in no tzdb zone or link list (ICU keeps such aliases).
+    const icuOnly = [
+      "SystemV/AST4",
+      "SystemV/AST4ADT",
+      "SystemV/EST5",
+      "SystemV/EST5EDT",
+      "SystemV/CST6CDT",
+      "SystemV/MST7",
+      "SystemV/PST8PDT",
+      "SystemV/YST9",
+      "SystemV/HST10",
+      "US/Pacific-New",
+      "Canada/East-Saskatchewan",
+      "Factory",
+      "Etc/Unknown",
+      "IST",
+      "PST",
+    ];
+    for (const name of icuOnly) expect(isIanaTimeZone(name), name).toBe(false);
+    const { accountId, key } = await seedAccount(db);
+    const bluesky = await seedConnection(db, accountId, "bluesky");
+    const { app } = publisherApp(db);
+    const res = await call(app, "POST", "/api/v1/queue", key, {
+      text: "Hi",
+      connectionIds: [bluesky],
+      settings: { timezone: "SystemV/AST4" },
+    });
+    expect(res.status).toBe(400);
+    expect(await json(res)).toMatchObject({
+      error: "VALIDATION_FAILED",
+      issues: [{ path: "settings.timezone" }],
+    });
+  });
+
+  test("every zone the runtime lists, and IANA's links and renamed zones, are accepted", () => {
+    for (const name of Intl.supportedValuesOf("timeZone")) expect(isIanaTimeZone(name), name).toBe(true);
+    for (const name of [
+      "Asia/Kolkata",
+      "Asia/Calcutta",
+      "Europe/Kyiv",
+      "Europe/Kiev",
+      "America/Nuuk",
+      "America/Godthab",
+      "Etc/UTC",
+      "Etc/GMT-14",
+      "US/Eastern",
+      "GB",
+      "Pacific/Kanton",
+      "Antarctica/South_Pole",
+      "America/Ciudad_Juarez",
+    ])
+      expect(isIanaTimeZone(name), name).toBe(true);
+  });
 });

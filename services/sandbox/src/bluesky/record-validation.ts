@@ -1,7 +1,8 @@
-import { jsonToLex, ValidationError } from "@atproto/lexicon";
+import { ValidationError } from "@atproto/lexicon";
 import { PlatformFailure } from "../kit/failure.ts";
 import { acceptsMime, allBlobRefs, constrainedBlobs } from "./blob-refs.ts";
 import { isRecordKey, recordKeyProblem } from "./identifiers.ts";
+import { lexFromJson } from "./lex-input.ts";
 import { atprotoLexicons, recordDefinition } from "./lexicons.ts";
 
 /** A record ready to store: its JSON form (with `$type`), the blobs it references and its validation status. */
@@ -63,7 +64,7 @@ export function prepareRecord(input: {
     throw invalid(
       `Invalid ${collection} record: ${float} is not an integer (the atproto data model has no floats)`,
     );
-  const lex = jsonToLex(value as never);
+  const lex = lexFromJson(value);
   const refs = allBlobRefs(lex).map((ref) => ({
     cid: ref.ref.toString(),
     mimeType: ref.mimeType,

@@ -1,5 +1,6 @@
 import type { SandboxContext } from "../context.ts";
 import { PlatformFailure } from "../kit/failure.ts";
+import { dropDereferencedBlobs } from "./blob-store.ts";
 import { newTid } from "./identifiers.ts";
 import { cidOfLexValue, recordCid } from "./record-cid.ts";
 import type { PreparedRecord } from "./record-validation.ts";
@@ -77,18 +78,22 @@ async function commit(ctx: SandboxContext, did: string): Promise<RepoHead> {
   return head;
 }
 
-/** Stores a prepared record at its key (creating or replacing it) and commits. */
+/**
+ * Stores a prepared record at its key (creating or replacing it) and commits. A blob the
+ * replaced record referenced and no record references now is deleted, as on a PDS.
+ */
 export async function writeRecord(
   ctx: SandboxContext,
   target: { did: string; collection: string; rkey: string },
   prepared: PreparedRecord,
 ): Promise<{ record: StoredRecord; commit: RepoHead }> {
   const uri = recordUri(target.did, target.collection, target.rkey);
+  const cid = await recordCid(prepared.value);
   const previous = ctx.bluesky.records.get(uri);
   const now = ctx.kit.clock.now().toISOString();
   const record: StoredRecord = {
     uri,
-    cid: await recordCid(prepared.value),
+    cid,
     did: target.did,
     collection: target.collection,
     rkey: target.rkey,
@@ -98,17 +103,27 @@ export async function writeRecord(
     createdAt: previous?.createdAt ?? now,
     updatedAt: now,
   };
+  // Checked again with no await before the write: an upload made meanwhile may have pushed out a
+  // blob that was still temporary (blob-retention.ts).
+  verifyRecordBlobs(ctx, target.did, prepared);
   ctx.bluesky.records.set(uri, record);
+  dropDereferencedBlobs(ctx, target.did, previous?.blobs ?? []);
   return { record, commit: await commit(ctx, target.did) };
 }
 
-/** Deletes a record and commits; nothing (no commit) when there is no such record, as a PDS answers. */
+/**
+ * Deletes a record and commits; nothing (no commit) when there is no such record, as a PDS
+ * answers. Its blobs that no other record of the repository references are deleted with it.
+ */
 export async function deleteRecord(
   ctx: SandboxContext,
   uri: string,
   did: string,
 ): Promise<RepoHead | undefined> {
-  if (!ctx.bluesky.records.delete(uri)) return undefined;
+  const record = ctx.bluesky.records.get(uri);
+  if (!record) return undefined;
+  ctx.bluesky.records.delete(uri);
+  dropDereferencedBlobs(ctx, did, record.blobs);
   return commit(ctx, did);
 }
 

@@ -3,6 +3,7 @@ import type { SandboxContext } from "../context.ts";
 import { PlatformFailure } from "../kit/failure.ts";
 import { type BlueskyAccount, hostedAccount } from "./accounts.ts";
 import { accessCaller } from "./auth.ts";
+import { dropExpiredUploads } from "./blob-store.ts";
 import type { PdsHost } from "./network.ts";
 import { prepareRecord } from "./record-validation.ts";
 import { verifyRecordBlobs } from "./repo.ts";
@@ -21,12 +22,16 @@ export function writableRepo(c: Context, ctx: SandboxContext, host: PdsHost, rep
   return account;
 }
 
-/** A record checked for writing into a repository: lexicon validation, then its blobs against what was uploaded. */
+/**
+ * A record checked for writing into a repository: lexicon validation, then its blobs against what
+ * was uploaded and is still kept (an upload no record referenced within the hour is gone).
+ */
 export function checkedRecord(
   ctx: SandboxContext,
   did: string,
   input: { collection: string; rkey: string; record: Record<string, unknown>; validate: boolean | undefined },
 ) {
+  dropExpiredUploads(ctx);
   const prepared = prepareRecord({ ...input, blobs: (cid) => ctx.bluesky.blobs.get(blobKey(did, cid)) });
   verifyRecordBlobs(ctx, did, prepared);
   return prepared;

@@ -1,11 +1,12 @@
 import type { ServiceApp } from "@app/core";
-import { jsonToLex, ValidationError } from "@atproto/lexicon";
+import { ValidationError } from "@atproto/lexicon";
 import type { Context } from "hono";
 import type { SandboxContext } from "../context.ts";
 import { readJsonObject } from "../kit/bodies.ts";
 import { PlatformFailure } from "../kit/failure.ts";
 import { mountOperation, type OperationHandler } from "../kit/operations.ts";
 import { xrpcErrors } from "./errors.ts";
+import { lexFromJson } from "./lex-input.ts";
 import { atprotoLexicons } from "./lexicons.ts";
 
 const invalid = (message: string) => new PlatformFailure(400, "InvalidRequest", message);
@@ -34,12 +35,15 @@ function asLexiconRefusal(error: unknown): never {
 
 /**
  * A procedure's JSON body, checked against the method's lexicon as the XRPC server checks it
- * (`Input must have the property "repo"`, `Input/collection must be a valid nsid`…).
+ * (`Input must have the property "repo"`, `Input/collection must be a valid nsid`…). A body the
+ * data model cannot hold (a `__proto__` key, nesting past `MAX_NESTING_DEPTH`) is 400
+ * `InvalidRequest` too, as the XRPC server answers it.
  */
 export async function readInput(c: Context, nsid: string): Promise<Record<string, unknown>> {
   const body = await readJsonObject(c, () => invalid("Request body must be a JSON object"));
+  const lex = lexFromJson(body);
   try {
-    atprotoLexicons.assertValidXrpcInput(nsid, jsonToLex(body as never));
+    atprotoLexicons.assertValidXrpcInput(nsid, lex);
   } catch (error) {
     asLexiconRefusal(error);
   }

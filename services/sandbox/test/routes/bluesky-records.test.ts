@@ -412,6 +412,68 @@ describe("com.atproto.repo.createRecord, putRecord and getRecord: security", () 
     expect((await json(await fetch(`${sandbox.url}/_sandbox/bluesky/records`))).records).toEqual([]);
   });
 
+  /** A write whose JSON body is sent as written (a `__proto__` key stays a key, as on the wire). */
+  const rawWrite = (name: string, body: string) =>
+    fetch(`${sandbox.url}/xrpc/${name}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${accessJwt}`, "content-type": "application/json" },
+      body,
+    });
+  const recordJson = (fields: string) =>
+    `{"$type":"app.bsky.feed.post","text":"x","createdAt":"${CREATED_AT}"${fields}}`;
+  const storedRecords = async () =>
+    (await json(await fetch(`${sandbox.url}/_sandbox/bluesky/records`))).records as unknown[];
+
+  test("a __proto__ key, in a record or in the body, is 400 InvalidRequest as a PDS answers it, and stores nothing", async () => {
+    const repo = `"repo":"${DEMO_BLUESKY.did}","collection":"app.bsky.feed.post"`;
+    const bodies: [string, string][] = [
+      ["com.atproto.repo.createRecord", `{${repo},"record":${recordJson(',"__proto__":{"polluted":1}')}}`],
+      [
+        "com.atproto.repo.createRecord",
+        `{${repo},"record":${recordJson(',"embed":{"$type":"app.bsky.embed.external","external":{"__proto__":{}}}')}}`,
+      ],
+      [
+        "com.atproto.repo.putRecord",
+        `{${repo},"rkey":"${RKEY}","record":${recordJson(',"__proto__":null')}}`,
+      ],
+      [
+        "com.atproto.repo.createRecord",
+        `{"__proto__":{"validate":false},${repo},"record":${recordJson("")}}`,
+      ],
+    ];
+    for (const [name, body] of bodies) {
+      const res = await rawWrite(name, body);
+      expect(res.status, body).toBe(400);
+      expect(await json(res)).toEqual({ error: "InvalidRequest", message: "Invalid key: __proto__" });
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(await storedRecords()).toEqual([]);
+  });
+
+  test("a record nested 200,000 levels deep is 400 InvalidRequest, not a 500, and the PDS answers on", async () => {
+    const depth = 200_000;
+    const repo = `"repo":"${DEMO_BLUESKY.did}","collection":"app.bsky.feed.post"`;
+    for (const [name, extra, nested] of [
+      ["com.atproto.repo.createRecord", "", `${"[".repeat(depth)}${"]".repeat(depth)}`],
+      ["com.atproto.repo.putRecord", `,"rkey":"${RKEY}"`, `${'{"":'.repeat(depth)}1${"}".repeat(depth)}`],
+    ] as const) {
+      const res = await rawWrite(name, `{${repo}${extra},"record":${recordJson(`,"deep":${nested}`)}}`);
+      expect(res.status, name).toBe(400);
+      expect((await json(res)).error).toBe("InvalidRequest");
+    }
+    expect(await storedRecords()).toEqual([]);
+    expect((await create({ record: post("still here") })).status).toBe(200);
+  });
+
+  test("a field nested 900 levels deep is stored and read back, as a PDS keeps fields the lexicon does not name", async () => {
+    const deep = JSON.parse(`${"[".repeat(900)}${"]".repeat(900)}`);
+    const created = await create({ rkey: RKEY, record: post("deep", { deep }) });
+    expect(created.status).toBe(200);
+    const read = await getRecord(DEMO_BLUESKY.did, "app.bsky.feed.post", RKEY);
+    expect(read.status).toBe(200);
+    expect((await json(read)).value.deep).toEqual(deep);
+  });
+
   test("a blob uploaded by another account cannot be embedded", async () => {
     const other = await blueskySession(sandbox.pds2Url, DEMO_BLUESKY_SELF_HOSTED);
     const { blob } = await json(

@@ -31,7 +31,11 @@ export type ImageSource = { path: string; load(maxBytes: number): Promise<Buffer
  * `BENCH_ONLY=images npm run bench`.
  */
 export const FIT_CONCURRENCY = 1;
-const limiter = createLimiter(FIT_CONCURRENCY);
+/**
+ * The process's one queue of image decoding: images made to fit and link-card thumbnails
+ * (`link-preview/thumbnail.ts`) take their turns in it, so together they stay one at a time.
+ */
+export const imageLimiter = createLimiter(FIT_CONCURRENCY);
 
 const QUALITIES = [80, 70, 60, 50] as const;
 /** Each round past the quality ladder shrinks the box by this much. */
@@ -147,7 +151,7 @@ export function fitImage(
   source: ImageSource,
   profile: ImageProfile,
 ): Promise<FittedImage> {
-  return limiter.run(async () => {
+  return imageLimiter.run(async () => {
     let input: Buffer;
     try {
       input = await source.load(IMAGE_INPUT_LIMITS.maxBytes);

@@ -1,5 +1,11 @@
 /** Runs at most `max` tasks at a time; the others wait their turn, first come first served. */
-export type Limiter = { run<T>(task: () => Promise<T>): Promise<T>; readonly active: number };
+export type Limiter = {
+  run<T>(task: () => Promise<T>): Promise<T>;
+  /** Tasks running now. */
+  readonly active: number;
+  /** Tasks waiting for their turn. */
+  readonly waiting: number;
+};
 
 export function createLimiter(max: number): Limiter {
   let active = 0;
@@ -13,6 +19,9 @@ export function createLimiter(max: number): Limiter {
   return {
     get active() {
       return active;
+    },
+    get waiting() {
+      return waiting.length;
     },
     async run(task) {
       if (active < max) active += 1;

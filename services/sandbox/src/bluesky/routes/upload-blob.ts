@@ -6,9 +6,10 @@ import { PlatformFailure } from "../../kit/failure.ts";
 import { pipeRequestBody } from "../../kit/stream-body.ts";
 import { accessCaller } from "../auth.ts";
 import { SNIFF_BYTES, sniffMimeType } from "../blob-sniff.ts";
+import { keepUploadedBlob, makeRoomForUpload } from "../blob-store.ts";
 import { blobCid } from "../identifiers.ts";
 import type { PdsHost } from "../network.ts";
-import { blobKey, StoredBlob } from "../state.ts";
+import { StoredBlob } from "../state.ts";
 import { mountXrpc } from "../xrpc.ts";
 
 export const UPLOAD_BLOB_PATH = "/xrpc/com.atproto.repo.uploadBlob";
@@ -31,10 +32,12 @@ class BlobSink extends Writable {
 }
 
 /**
- * `com.atproto.repo.uploadBlob`: the raw body, streamed, hashed and kept (for `sync.getBlob`).
- * Its type is sniffed from its bytes, as a PDS does with `file-type`; the declared
- * `Content-Type` (required) is only the fallback for bytes no signature matches. Answers the
- * blob ref (CIDv1 raw sha-256) carrying the sniffed type.
+ * `com.atproto.repo.uploadBlob`: the raw body, streamed, hashed and kept (for `sync.getBlob`)
+ * as a temporary blob: dropped unless a record references it within the hour, and held within
+ * the twin's memory budget (`blob-retention.ts`; 413 `PayloadTooLarge` when records reference
+ * so much that it cannot fit). Its type is sniffed from its bytes, as a PDS does with
+ * `file-type`; the declared `Content-Type` (required) is only the fallback for bytes no
+ * signature matches. Answers the blob ref (CIDv1 raw sha-256) carrying the sniffed type.
  */
 export function registerUploadBlob(app: ServiceApp, ctx: SandboxContext, host: PdsHost): void {
   mountXrpc(
@@ -56,6 +59,7 @@ export function registerUploadBlob(app: ServiceApp, ctx: SandboxContext, host: P
       const limit = ctx.settings.bluesky.blobLimitBytes;
       const length = requestHeader(c, "content-length");
       if (length !== undefined && Number(length) > limit) throw tooLarge();
+      if (length !== undefined && /^\d+$/.test(length)) makeRoomForUpload(ctx, Number(length));
       const sink = new BlobSink();
       try {
         await pipeRequestBody(c, sink, limit);
@@ -78,7 +82,7 @@ export function registerUploadBlob(app: ServiceApp, ctx: SandboxContext, host: P
         ctx.kit.clock.now().toISOString(),
         bytes,
       );
-      ctx.bluesky.blobs.set(blobKey(account.did, cid), blob);
+      keepUploadedBlob(ctx, blob);
       return c.json({ blob: { $type: "blob", ref: { $link: cid }, mimeType, size: sink.size } });
     },
   );
