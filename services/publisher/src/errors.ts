@@ -24,4 +24,6 @@ export class PublisherError extends defineErrors({
   GROUP_NAME_TAKEN: 409,
   /** A JSON presign request sent to the v1 upload; the body carries `upgradeTo`. */
   UPLOAD_CONTRACT_UPGRADED: 426,
+  /** A post's checks (creator_info, media imports and checks) outran their deadline; nothing was stored. */
+  PREFLIGHT_TIMEOUT: 504,
 }) {}

@@ -5,7 +5,7 @@ import { derivePostStatus } from "../domain/post-status.ts";
 import { insertPost, targetOutcomes } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { PublishPayloadSchema } from "./post-payload.ts";
-import { preparePost } from "./prepare-post.ts";
+import { POST_CHECK_RESPONSES, preparePost } from "./prepare-post.ts";
 
 const TARGET_STATUSES = ["scheduled", "publishing", "published", "failed", "canceled"] as const;
 const POST_STATUSES = ["draft", "scheduled", "publishing", "published", "failed", "partial"] as const;
@@ -107,6 +107,7 @@ export function registerPostsPublish(app: PublisherApp, deps: RouteDeps): void {
         "Invalid payload, connection or content (VALIDATION_FAILED, INVALID_CONNECTION, …)",
       ),
       ...API_KEY_RESPONSES,
+      ...POST_CHECK_RESPONSES,
     },
   });
   app.openapi(route, async (c) => {

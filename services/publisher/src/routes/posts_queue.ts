@@ -6,7 +6,7 @@ import { PublisherError } from "../errors.ts";
 import { firstFreeSlot, insertPost, lockQueueReadSettings } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { QueuePayloadSchema } from "./post-payload.ts";
-import { preparePost } from "./prepare-post.ts";
+import { POST_CHECK_RESPONSES, preparePost } from "./prepare-post.ts";
 
 const QueueResult = z
   .object({
@@ -41,6 +41,7 @@ export function registerPostsQueue(app: PublisherApp, deps: RouteDeps): void {
       200: jsonResponse(QueueResult, "Queued"),
       400: errorResponseSpec("Invalid payload, connection or content; NO_SLOTS when every slot is taken"),
       ...API_KEY_RESPONSES,
+      ...POST_CHECK_RESPONSES,
     },
   });
   app.openapi(route, async (c) => {

@@ -3,7 +3,7 @@ import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from ".
 import { insertPost } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { SchedulePayloadSchema } from "./post-payload.ts";
-import { invalidPayload, preparePost } from "./prepare-post.ts";
+import { invalidPayload, POST_CHECK_RESPONSES, preparePost } from "./prepare-post.ts";
 
 const ScheduleResult = z
   .object({
@@ -32,6 +32,7 @@ export function registerPostsSchedule(app: PublisherApp, deps: RouteDeps): void 
       200: jsonResponse(ScheduleResult, "Scheduled"),
       400: errorResponseSpec("Invalid payload, time in the past, connection or content"),
       ...API_KEY_RESPONSES,
+      ...POST_CHECK_RESPONSES,
     },
   });
   app.openapi(route, async (c) => {

@@ -2,7 +2,7 @@ import { createRoute, errorResponseSpec, jsonResponse, requestHeader, z } from "
 import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
 import { PublisherError } from "../errors.ts";
 import { recordMedia } from "../store/media.ts";
-import { receiveFromClient } from "../uploads/client-end.ts";
+import { receiveFromClient, watchUploadClient } from "../uploads/client-end.ts";
 import { MAX_UPLOAD_BYTES, UPLOAD_V2_PATH } from "../uploads/limits.ts";
 import { declaredLength, receiveMultipart, receiveRaw } from "../uploads/receive.ts";
 import { newMediaPath } from "../uploads/record.ts";
@@ -32,7 +32,7 @@ export function registerUploadV1(app: PublisherApp, deps: RouteDeps): void {
     summary: "Upload media directly",
     description: `multipart/form-data with the field \`file\`, or a raw body with the header \`x-filename\`. Content-Length is required, at most ${MAX_UPLOAD_BYTES} bytes, and checked before the body is read. A JSON body gets 426 pointing to ${UPLOAD_V2_PATH}.`,
     security: API_KEY_SECURITY,
-    middleware: [apiKeyGuard(deps, "media:write")],
+    middleware: [watchUploadClient, apiKeyGuard(deps, "media:write")],
     responses: {
       200: jsonResponse(UploadResult, "Stored"),
       400: errorResponseSpec(

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Logger, requestIdOf } from "@app/core";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { PublisherError } from "../errors.ts";
 
 /**
@@ -57,6 +57,8 @@ export function watchClientEnd(c: Context, expectedBytes: number): ClientEndWatc
   const { incoming, outgoing } = (c.env ?? {}) as NodeBindings;
   const socket = incoming?.socket;
   if (!incoming || !outgoing || !socket) return { outcome: () => undefined, stop: () => undefined };
+  const existing = watches.get(incoming);
+  if (existing) return existing;
   let answered = false;
   const onEnd = () => {
     if (incoming.complete || outgoing.headersSent || outgoing.writableEnded) return;
@@ -70,7 +72,7 @@ export function watchClientEnd(c: Context, expectedBytes: number): ClientEndWatc
     outgoing.end(body);
   };
   socket.prependListener("end", onEnd);
-  return {
+  const watch: ClientEndWatch = {
     outcome() {
       if (answered) return "answered";
       if (incoming.complete) return undefined;
@@ -78,7 +80,31 @@ export function watchClientEnd(c: Context, expectedBytes: number): ClientEndWatc
     },
     stop: () => socket.off("end", onEnd),
   };
+  watches.set(incoming, watch);
+  return watch;
 }
+
+/** The watch of each request's client, so the route's own receive finds the one started early. */
+const watches = new WeakMap<IncomingMessage, ClientEndWatch>();
+
+/**
+ * Route middleware, first in an upload's chain: watches the client from the moment its request
+ * arrives, before its key is checked (a database round trip, during which a client may already have
+ * half-closed). Once the client was answered here, that answer stands, whatever the route answers.
+ */
+export const watchUploadClient: MiddlewareHandler = async (c, next) => {
+  const declared = Number(c.req.header("content-length"));
+  const watch = watchClientEnd(c, Number.isSafeInteger(declared) && declared > 0 ? declared : 0);
+  try {
+    await next();
+  } finally {
+    watch.stop();
+  }
+  if (watch.outcome() !== "answered" || c.res.headers.get("x-hono-already-sent") === "true") return;
+  // Replaced, not merged: Hono's setter would copy the answer into a Response the server writes out.
+  c.res = undefined as never;
+  c.res = alreadyAnswered(400);
+};
 
 /**
  * Runs `receive` (an upload's body into storage) under a {@link watchClientEnd}. When the client

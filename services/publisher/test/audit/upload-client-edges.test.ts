@@ -133,6 +133,37 @@ describe("audit: a short v1 upload body followed by a half-close", () => {
   });
 });
 
+describe("audit: a half-close while the key is still being checked", () => {
+  test("is answered INCOMPLETE_UPLOAD as JSON too (the watch starts before the key lookup)", async ({
+    db,
+  }) => {
+    const { key } = await seedAccount(db);
+    // A database that answers slowly (a remote PostgreSQL): the FIN arrives before the key is known.
+    const slow = new Proxy(db, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (name !== "query" || typeof value !== "function") return value;
+        return async (...args: unknown[]) => {
+          await new Promise((r) => setTimeout(r, 300));
+          return value.apply(target, args);
+        };
+      },
+    });
+    const { app, storage } = publisherApp(slow);
+    const server = await serveApp(app as never, { host: "127.0.0.1", port: 0 });
+    try {
+      const answer = await sendAndHalfClose(server, rawHead(key, 1000), Buffer.alloc(400, 1));
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      const body = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4));
+      expect(body).toMatchObject({ error: "INCOMPLETE_UPLOAD", expectedBytes: 1000 });
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await leftovers(storage)).toEqual({ stored: [], incoming: [] });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("audit: a zero-byte v1 upload", () => {
   test("a raw upload of no bytes is refused as v2 refuses it, and nothing is stored", async ({ db }) => {
     const { key } = await seedAccount(db);

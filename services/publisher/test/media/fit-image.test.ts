@@ -71,6 +71,25 @@ describe("images made to fit a platform", () => {
     expect(third.path).not.toBe(first.path);
   });
 
+  test("a source fitted before is not loaded (nor hashed) again while its bytes are the same", async () => {
+    const storage = testStorage();
+    await store(storage, "med_again.png", await pngImage(800, 600), "image/png");
+    let loads = 0;
+    const counted = {
+      path: "med_again.png",
+      load: (maxBytes: number) => {
+        loads += 1;
+        return sourceAt(storage, "med_again.png").load(maxBytes);
+      },
+    };
+    const first = await fitImage(storage, counted, TIKTOK_IMAGE);
+    expect(await fitImage(storage, counted, TIKTOK_IMAGE)).toEqual(first);
+    expect(loads).toBe(1);
+    await store(storage, "med_again.png", await pngImage(800, 600, 7), "image/png");
+    expect((await fitImage(storage, counted, TIKTOK_IMAGE)).path).not.toBe(first.path);
+    expect(loads).toBe(2);
+  });
+
   test("for TikTok a PNG becomes a JPEG and a WebP stays WebP, each within 1080p", async () => {
     const storage = testStorage();
     await store(storage, "med_wide.png", await pngImage(4000, 1000), "image/png");

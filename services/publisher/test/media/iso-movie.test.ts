@@ -17,7 +17,7 @@ function counted(bytes: Buffer): ByteSource & { bytesRead: number } {
   return source;
 }
 
-describe("reading an MP4 / MOV movie header with mp4box", () => {
+describe("reading an MP4 / MOV movie header", () => {
   test("duration, codec, picture size and frame rate of an H.264 MP4", async () => {
     const facts = await isoVideoFacts(
       counted(buildMp4({ durationSec: 75.2, width: 720, height: 1280 })),

@@ -120,4 +120,36 @@ describe("what each platform takes in an image", () => {
       maxBytes: 50 * 1024 * 1024,
     });
   });
+
+  test("a picture wider than 16,384 pixels is refused with the limit and its size, though within 50 MP", () => {
+    const strip = mediaProblemFor("bluesky", image({ format: "png", width: 10_000_000, height: 5 }));
+    expect(strip).toMatchObject({ limit: { maxSide: 16_384 }, value: { width: 10_000_000, height: 5 } });
+    expect(strip?.message).toContain("10000000 × 5");
+    expect(mediaProblemFor("tiktok", image({ width: 400, height: 16_385 }))?.limit).toEqual({
+      maxSide: 16_384,
+    });
+    expect(mediaProblemFor("tiktok", image({ width: 1000, height: 16_384 }))).toBeUndefined();
+  });
+
+  test("an animated GIF or WebP is refused with its frame count, not posted as its first frame", () => {
+    for (const platform of ["bluesky", "tiktok"] as const) {
+      expect(mediaProblemFor(platform, image({ format: "gif", pages: 12 }))).toMatchObject({
+        limit: { pages: 1 },
+        value: { pages: 12 },
+      });
+    }
+    expect(mediaProblemFor("bluesky", image({ format: "webp", pages: 3 }))?.message).toContain("animated");
+    expect(mediaProblemFor("tiktok", image({ format: "gif", pages: 1 }))).toBeUndefined();
+  });
+
+  test("a picture longer than 20:1 is refused with its ratio; a 10:1 panorama passes", () => {
+    expect(mediaProblemFor("tiktok", image({ width: 16_000, height: 799 }))).toMatchObject({
+      limit: { maxAspectRatio: 20 },
+      value: { aspectRatio: 20.03, width: 16_000, height: 799 },
+    });
+    expect(mediaProblemFor("bluesky", image({ width: 20, height: 1000 }))?.limit).toEqual({
+      maxAspectRatio: 20,
+    });
+    expect(mediaProblemFor("bluesky", image({ width: 12_000, height: 1200 }))).toBeUndefined();
+  });
 });

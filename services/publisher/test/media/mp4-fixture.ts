@@ -214,3 +214,98 @@ export function webmHead(): Buffer {
     zeros(64),
   ]);
 }
+
+/** The box of a type at its first occurrence in `file` (its bytes, header included). */
+function firstBox(file: Buffer, type: string): Buffer {
+  const at = file.indexOf(type) - 4;
+  return file.subarray(at, at + file.readUInt32BE(at));
+}
+
+/** An MP4 whose sample tables (`stts`, `stsc`, `stsz`) claim `count` samples in a file of a few hundred bytes. */
+export function withClaimedSamples(count: number): Buffer {
+  const file = Buffer.from(buildMp4({ durationSec: 1, fps: 1 }));
+  for (const [type, offset] of [
+    ["stts", 12],
+    ["stsz", 12],
+    ["stsc", 16],
+  ] as const) {
+    file.writeUInt32BE(count >>> 0, file.indexOf(type) + offset);
+  }
+  return file;
+}
+
+/** An MP4 whose movie header comes after `count` empty 8-byte `free` boxes. */
+export function afterTinyBoxes(count: number): Buffer {
+  const file = buildMp4({ durationSec: 3 });
+  const ftyp = firstBox(file, "ftyp");
+  const frees = Buffer.alloc(8 * count);
+  for (let index = 0; index < count; index++) frees.write("\0\0\0\x08free", index * 8, "latin1");
+  const moov = Buffer.from(firstBox(file, "moov"));
+  moov.writeUInt32BE(moov.readUInt32BE(moov.indexOf("stco") + 12) + frees.length, moov.indexOf("stco") + 12);
+  return Buffer.concat([ftyp, frees, file.subarray(ftyp.length)]);
+}
+
+/** An MP4 whose movie header holds `count` copies of its video track. */
+export function withTracks(count: number): Buffer {
+  const file = buildMp4({ durationSec: 5 });
+  const ftyp = firstBox(file, "ftyp");
+  const moov = firstBox(file, "moov");
+  return Buffer.concat([
+    ftyp,
+    box("moov", firstBox(moov, "mvhd"), ...Array.from({ length: count }, () => firstBox(moov, "trak"))),
+  ]);
+}
+
+/** An MP4 whose movie header (`moov`) is padded to `bytes` with a `free` box inside it. */
+export function withLargeMoov(bytes: number): Buffer {
+  const file = buildMp4({ durationSec: 5 });
+  const ftyp = firstBox(file, "ftyp");
+  const moov = firstBox(file, "moov");
+  const padding = bytes - moov.length - 8;
+  return Buffer.concat([ftyp, box("moov", moov.subarray(8), box("free", zeros(padding)))]);
+}
+
+export type FragmentedOptions = {
+  /** One-second fragments (`moof` + `mdat`), 25 frames each at a timescale of 1000. */
+  seconds: number;
+  /** Each fragment's decode time (`tfdt`); without it the durations must be summed. */
+  tfdt?: boolean;
+  /** A movie extends header (`mehd`) claiming this many seconds. */
+  mehdSec?: number;
+  /** Bytes of each fragment's `mdat` (25, one a frame, unless told). */
+  mdatBytes?: number;
+};
+
+/**
+ * A fragmented MP4 as recorders write it: a movie header with empty sample tables and a duration
+ * of 0, a `trex` default sample duration of 40 (25 fps at 1000), then one fragment per second.
+ */
+export function buildFragmentedMp4(options: FragmentedOptions): Buffer {
+  const plain = buildMp4({ durationSec: 1, fps: 1 });
+  const ftyp = firstBox(plain, "ftyp");
+  const moov = Buffer.from(firstBox(plain, "moov"));
+  const zero = (type: string, offset: number) => moov.writeUInt32BE(0, moov.indexOf(type) + offset);
+  zero("mvhd", 20);
+  zero("tkhd", 24);
+  zero("mdhd", 20);
+  zero("stts", 8);
+  zero("stsc", 8);
+  zero("stsz", 12);
+  zero("stco", 8);
+  const mehd = options.mehdSec === undefined ? [] : [fullBox("mehd", 0, 0, u32(options.mehdSec * 1000))];
+  const mvex = box("mvex", ...mehd, fullBox("trex", 0, 0, u32(1), u32(1), u32(40), u32(1), u32(0)));
+  const parts = [ftyp, box("moov", moov.subarray(8), mvex)];
+  for (let second = 0; second < options.seconds; second++) {
+    const traf = box(
+      "traf",
+      fullBox("tfhd", 0, 0x020000, u32(1)),
+      ...(options.tfdt === false ? [] : [fullBox("tfdt", 0, 0, u32(second * 1000))]),
+      fullBox("trun", 0, 0x000001, u32(25), u32(0)),
+    );
+    parts.push(
+      box("moof", fullBox("mfhd", 0, 0, u32(second + 1)), traf),
+      box("mdat", zeros(options.mdatBytes ?? 25)),
+    );
+  }
+  return Buffer.concat(parts);
+}

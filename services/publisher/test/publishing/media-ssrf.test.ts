@@ -7,6 +7,7 @@ import { MediaError } from "../../src/media/media-error.ts";
 import { createMediaReader } from "../../src/media/media-reader.ts";
 import { sniffMediaType } from "../../src/media/sniff.ts";
 import { jpegImage } from "../media/images.ts";
+import { webmHead } from "../media/mp4-fixture.ts";
 import {
   content,
   insertPost,
@@ -133,7 +134,9 @@ describe("the address policy and the type sniffer", () => {
     expect(sniffMediaType(mediaFile("mp4", 16).bytes)).toBe("video/mp4");
     expect(sniffMediaType(Buffer.from("RIFF\0\0\0\0WEBPVP8 "))).toBe("image/webp");
     expect(sniffMediaType(Buffer.from("\0\0\0\x14ftypqt  \0\0\0\0", "latin1"))).toBe("video/quicktime");
-    expect(sniffMediaType(Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0, 0, 0, 0]))).toBe("video/webm");
+    expect(sniffMediaType(webmHead())).toBe("video/webm");
+    // An EBML file that does not say it is WebM (Matroska, or nothing) is not taken for WebM.
+    expect(sniffMediaType(Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0, 0, 0, 0]))).toBeUndefined();
     expect(sniffMediaType(Buffer.from("<html><body>hello"))).toBeUndefined();
   });
 });

@@ -7,7 +7,7 @@ import { IMAGE_INPUT_LIMITS } from "../preflight/media-limits.ts";
 import { collect } from "../probe/byte-source.ts";
 import { derivedPath } from "./derived-path.ts";
 import type { ImageProfile } from "./image-profiles.ts";
-import { createLimiter } from "./limiter.ts";
+import { createLimiter, type Turn } from "./limiter.ts";
 
 // libvips' operation cache keeps up to 50 MB of decoded images for reuse: no use here, where
 // each image is made to fit once, and memory it would hold.
@@ -37,6 +37,29 @@ export const FIT_CONCURRENCY = 1;
  */
 export const imageLimiter = createLimiter(FIT_CONCURRENCY);
 
+/**
+ * The most images of one account waiting to be made to fit in this process: a carousel of 35
+ * for TikTok, with room to spare. Past it the account's fit is refused ({@link QueueFullError}),
+ * so no account piles up work; accounts take turns in {@link imageLimiter} besides.
+ */
+export const FIT_BACKLOG_PER_ACCOUNT = 40;
+
+/** Whose fit it is (its account takes its turn with the others) and when it is no longer wanted. */
+export type FitTurn = {
+  accountId?: string;
+  signal?: AbortSignal;
+  /**
+   * Told of a fit's failure while it still holds its turn, before the next fit starts: aborting
+   * `signal` here drops the caller's other fits still waiting.
+   */
+  onFailure?: (error: unknown) => void;
+};
+
+const turnOf = ({ accountId, signal }: FitTurn): Turn =>
+  accountId === undefined
+    ? { key: "", ...(signal ? { signal } : {}) }
+    : { key: `account:${accountId}`, maxWaiting: FIT_BACKLOG_PER_ACCOUNT, ...(signal ? { signal } : {}) };
+
 const QUALITIES = [80, 70, 60, 50] as const;
 /** Each round past the quality ladder shrinks the box by this much. */
 const SHRINK = 0.75;
@@ -46,6 +69,56 @@ const CONTENT_TYPES = { jpeg: "image/jpeg", webp: "image/webp" } as const;
 const EXTENSIONS = { jpeg: "jpg", webp: "webp" } as const;
 
 type Rendered = { data: Buffer; width: number; height: number };
+
+/**
+ * Sources fitted before in this process: their bytes' SHA-256 and format, under a fingerprint of
+ * the stored object (its size, first and last {@link FINGERPRINT_BYTES}). A worker fitting the
+ * same original for another target, or again, finds the derived copy from it without loading and
+ * hashing the whole original. An original written again with other bytes gets another fingerprint
+ * (unless its size and both ends are unchanged: then the copy of its earlier bytes is reused).
+ */
+const knownSources = new Map<string, { fingerprint: string; digest: string; format: string }>();
+const MAX_KNOWN_SOURCES = 1000;
+const FINGERPRINT_BYTES = 64 * 1024;
+
+async function fingerprintOf(storage: MediaStorage, path: string): Promise<string | undefined> {
+  try {
+    const { size } = await storage.head(path);
+    if (size === 0) return undefined;
+    const hash = createHash("sha256").update(`${size}:`);
+    const head = await storage.read(path, { start: 0, end: Math.min(size, FINGERPRINT_BYTES) - 1 });
+    hash.update(await collect(head.stream, FINGERPRINT_BYTES));
+    const tailStart = Math.max(0, size - FINGERPRINT_BYTES);
+    const tail = await storage.read(path, { start: tailStart, end: size - 1 });
+    hash.update(await collect(tail.stream, FINGERPRINT_BYTES));
+    return hash.digest("hex");
+  } catch {
+    return undefined;
+  }
+}
+
+function remember(path: string, known: { fingerprint: string; digest: string; format: string }): void {
+  knownSources.delete(path);
+  knownSources.set(path, known);
+  if (knownSources.size > MAX_KNOWN_SOURCES) {
+    const oldest = knownSources.keys().next().value;
+    if (oldest !== undefined) knownSources.delete(oldest);
+  }
+}
+
+/** The copy made earlier from the same bytes, found from what this process knows of the source. */
+async function knownCopy(
+  storage: MediaStorage,
+  sourcePath: string,
+  fingerprint: string | undefined,
+  profile: ImageProfile,
+): Promise<FittedImage | undefined> {
+  const known = knownSources.get(sourcePath);
+  if (!known || fingerprint === undefined || known.fingerprint !== fingerprint) return undefined;
+  const path = derivedPath(sourcePath, profile.id, known.digest, EXTENSIONS[profile.outputFor(known.format)]);
+  if (!(await storage.exists(path))) return undefined;
+  return storedCopy(storage, path, profile);
+}
 
 const decoder = (input: Buffer): Sharp =>
   sharp(input, {
@@ -144,32 +217,51 @@ async function storedCopy(
  * bytes are never fitted twice, by the API or by a worker). Decoding is bounded: at most
  * {@link FIT_CONCURRENCY} images at a time in this process, files of at most
  * `IMAGE_INPUT_LIMITS.maxBytes`, pictures of at most `maxPixels`. An image that cannot be decoded
- * or made to fit throws a permanent `MediaError`; the original is never changed.
+ * or made to fit throws a permanent `MediaError`; the original is never changed. With an account,
+ * the fit takes its turn among accounts and is refused (`QueueFullError`) past
+ * {@link FIT_BACKLOG_PER_ACCOUNT} waiting; once `signal` aborts, a fit still waiting never runs.
  */
 export function fitImage(
   storage: MediaStorage,
   source: ImageSource,
   profile: ImageProfile,
+  turn: FitTurn = {},
 ): Promise<FittedImage> {
   return imageLimiter.run(async () => {
-    let input: Buffer;
     try {
-      input = await source.load(IMAGE_INPUT_LIMITS.maxBytes);
+      return await loadAndFit(storage, source, profile);
     } catch (error) {
-      if (error instanceof RangeError) {
-        throw new MediaError(
-          "MEDIA_NOT_ACCEPTED",
-          `The image is larger than ${IMAGE_INPUT_LIMITS.maxBytes} bytes.`,
-        );
-      }
+      turn.onFailure?.(error);
       throw error;
     }
-    try {
-      return await fitLoaded(storage, source.path, input, profile);
-    } finally {
-      release(input);
+  }, turnOf(turn));
+}
+
+async function loadAndFit(
+  storage: MediaStorage,
+  source: ImageSource,
+  profile: ImageProfile,
+): Promise<FittedImage> {
+  const fingerprint = await fingerprintOf(storage, source.path);
+  const known = await knownCopy(storage, source.path, fingerprint, profile);
+  if (known) return known;
+  let input: Buffer;
+  try {
+    input = await source.load(IMAGE_INPUT_LIMITS.maxBytes);
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw new MediaError(
+        "MEDIA_NOT_ACCEPTED",
+        `The image is larger than ${IMAGE_INPUT_LIMITS.maxBytes} bytes.`,
+      );
     }
-  });
+    throw error;
+  }
+  try {
+    return await fitLoaded(storage, source.path, input, profile, fingerprint);
+  } finally {
+    release(input);
+  }
 }
 
 /**
@@ -194,6 +286,7 @@ async function fitLoaded(
   sourcePath: string,
   input: Buffer,
   profile: ImageProfile,
+  fingerprint: string | undefined,
 ): Promise<FittedImage> {
   const digest = createHash("sha256").update(input).digest("hex");
   const meta = await decoder(input)
@@ -201,6 +294,7 @@ async function fitLoaded(
     .catch((error: Error) => {
       throw new MediaError("MEDIA_NOT_ACCEPTED", `The image could not be read (${error.message}).`);
     });
+  if (fingerprint !== undefined) remember(sourcePath, { fingerprint, digest, format: meta.format });
   const format = profile.outputFor(meta.format);
   const path = derivedPath(sourcePath, profile.id, digest, EXTENSIONS[format]);
   if (await storage.exists(path)) {

@@ -28,6 +28,8 @@ export type ImageFacts = {
   format: "jpeg" | "png" | "gif" | "webp";
   width: number;
   height: number;
+  /** Frames: more than one for an animated GIF or WebP. */
+  pages?: number;
 };
 
 export type MediaFacts = VideoFacts | ImageFacts;

@@ -56,4 +56,20 @@ export const IMAGE_INPUT_LIMITS = {
   maxBytes: 50 * 1024 * 1024,
   /** Width × height: 50 megapixels (a 48 MP phone sensor's full-size photo fits). */
   maxPixels: 50_000_000,
+  /**
+   * The longer side: 16,384 pixels (a phone's sweep panorama is 10,800–12,000). Within 50 MP a
+   * picture of 10,000,000 × 5 took 4 GB and seconds to shrink: libvips' buffers follow the width.
+   */
+  maxSide: 16_384,
+  /**
+   * Longer side over shorter: 20 to 1. Neither platform documents a ratio for images; Bluesky's app
+   * shows at most 10:1 (bluesky-social/social-app#2131) and TikTok's photos fit 1080 × 1920; a
+   * panorama (6:1 to 10:1) passes, a strip of a few pixels does not.
+   */
+  maxAspectRatio: 20,
+  /**
+   * Pixels decoded for one post: each image's width × height, once for each platform it is made to
+   * fit. 600 MP: 35 photos of 12 MP to TikTok (420 MP), or 4 of 48 MP to Bluesky and TikTok (384 MP).
+   */
+  maxPixelsPerPost: 600_000_000,
 } as const;

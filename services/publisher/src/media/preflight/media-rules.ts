@@ -56,7 +56,16 @@ function videoProblem(
     creatorMax !== undefined && creatorMax > 0
       ? Math.min(creatorMax, limits.maxDurationSec)
       : limits.maxDurationSec;
-  if (facts.durationSec !== undefined && facts.durationSec > maxDurationSec) {
+  if (facts.durationSec === undefined) {
+    // A movie whose header was read but says no duration (a fragmented file whose fragments
+    // could not be read, a timescale of 0) could be of any length: refused, not waved through.
+    return {
+      message: `${name} takes videos of at most ${maxDurationSec} seconds; this one's duration cannot be read from its movie header`,
+      limit: { maxDurationSec },
+      value: { durationSec: null },
+    };
+  }
+  if (facts.durationSec > maxDurationSec) {
     const whose = maxDurationSec === creatorMax ? `This ${name} account posts` : `${name} takes`;
     return {
       message: `${whose} videos of at most ${maxDurationSec} seconds; this one lasts ${round(facts.durationSec)}`,
@@ -110,6 +119,29 @@ function imageProblem(platform: Platform, facts: ImageFacts): MediaProblem | und
       message: `Images are made to fit ${NAMES[platform]} from at most ${IMAGE_INPUT_LIMITS.maxPixels} pixels`,
       limit: { maxPixels: IMAGE_INPUT_LIMITS.maxPixels },
       value: { pixels, width: facts.width, height: facts.height },
+    };
+  }
+  if ((facts.pages ?? 1) > 1) {
+    return {
+      message: `${NAMES[platform]} takes still images; this ${facts.format.toUpperCase()} is animated (${facts.pages} frames). Post it as a video, or send one frame`,
+      limit: { pages: 1 },
+      value: { pages: facts.pages },
+    };
+  }
+  const longSide = Math.max(facts.width, facts.height);
+  if (longSide > IMAGE_INPUT_LIMITS.maxSide) {
+    return {
+      message: `Images are made to fit ${NAMES[platform]} from at most ${IMAGE_INPUT_LIMITS.maxSide} pixels a side; this one is ${facts.width} × ${facts.height}`,
+      limit: { maxSide: IMAGE_INPUT_LIMITS.maxSide },
+      value: { width: facts.width, height: facts.height },
+    };
+  }
+  const aspectRatio = longSide / Math.min(facts.width, facts.height);
+  if (aspectRatio > IMAGE_INPUT_LIMITS.maxAspectRatio) {
+    return {
+      message: `Images are made to fit ${NAMES[platform]} up to ${IMAGE_INPUT_LIMITS.maxAspectRatio}:1 (long side to short); this one is ${facts.width} × ${facts.height}`,
+      limit: { maxAspectRatio: IMAGE_INPUT_LIMITS.maxAspectRatio },
+      value: { aspectRatio: round(aspectRatio, 2), width: facts.width, height: facts.height },
     };
   }
   return undefined;

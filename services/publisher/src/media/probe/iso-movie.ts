@@ -1,12 +1,9 @@
-import { createFile, type Movie, MP4BoxBuffer, type Track } from "mp4box";
 import type { VideoFacts } from "../preflight/media-facts.ts";
 import type { CodecFamily } from "../preflight/media-limits.ts";
 import type { ByteSource } from "./byte-source.ts";
-
-/** Bytes read per step while looking for the movie header. */
-const STEP_BYTES = 256 * 1024;
-/** The most bytes read to find and parse the movie header (`moov` of hours of video is a few MB). */
-const MAX_READ_BYTES = 64 * 1024 * 1024;
+import { fragmentTiming, segmentIndexSeconds } from "./iso-fragments.ts";
+import { type IsoLayout, walkIsoLayout } from "./iso-layout.ts";
+import { type MovieFacts, movieFacts, type TrackFacts } from "./iso-moov.ts";
 
 const FAMILIES: Record<string, CodecFamily> = {
   avc1: "h264",
@@ -27,93 +24,114 @@ export function codecFamily(codec: string): CodecFamily {
   return FAMILIES[fourcc] ?? fourcc;
 }
 
-/** True when a track's matrix turns the picture a quarter (90° or 270°): its sides swap on screen. */
-function quarterTurned(track: Track): boolean {
-  const matrix = Array.from(track.matrix ?? []);
-  const [a = 0, b = 0, , c = 0, d = 0] = matrix;
-  return a === 0 && d === 0 && b !== 0 && c !== 0;
-}
+/** A movie read from a file: its header's facts and the file's top-level layout. */
+export type IsoMovie = { movie: MovieFacts; layout: IsoLayout };
+
+/** Why a file's movie was not read. */
+export type IsoMovieFailure =
+  | "no-moov"
+  | "too-many-boxes"
+  | "moov-too-large"
+  | "too-many-tracks"
+  | "malformed";
 
 /**
- * The first video track: one mp4box knows as video, or else one with a picture size in its
- * track header (a video of a codec mp4box does not know, such as H.263, is listed as metadata).
+ * Reads an MP4 or QuickTime file's movie header by range: the top-level box headers are walked
+ * (jumping over the media), the `moov` is read once whole and parsed here, its sample tables
+ * summed rather than listed. Every step is bounded (`ISO_LAYOUT_LIMITS`, `MAX_TRACKS`), so a
+ * hostile file costs at most a few tens of MB of reads and the memory of its `moov`.
  */
-function videoOf(movie: Movie): VideoFacts["video"] {
-  const track =
-    movie.videoTracks[0] ??
-    movie.tracks.find((candidate) => candidate.track_width > 0 && candidate.track_height > 0);
-  if (!track) return undefined;
-  const coded = {
-    width: track.video?.width || Math.round(track.track_width),
-    height: track.video?.height || Math.round(track.track_height),
-  };
-  const seconds = track.samples_duration / track.timescale;
-  const fps = track.nb_samples > 1 && seconds > 0 ? track.nb_samples / seconds : undefined;
-  return {
-    codec: codecFamily(track.codec),
-    codecString: track.codec,
-    ...(quarterTurned(track) ? { width: coded.height, height: coded.width } : coded),
-    ...(fps === undefined ? {} : { fps }),
-  };
+export async function readIsoMovie(source: ByteSource): Promise<IsoMovie | IsoMovieFailure> {
+  const layout = await walkIsoLayout(source);
+  if (typeof layout === "string") return layout;
+  if (!layout.moov) return "no-moov";
+  const movie = movieFacts(layout.moov.bytes, layout.moov.header);
+  if (movie === undefined) return "malformed";
+  if (movie === "too-many-tracks") return movie;
+  return { movie, layout };
 }
 
-function durationOf(movie: Movie): number | undefined {
-  if (movie.timescale > 0 && movie.duration > 0) return movie.duration / movie.timescale;
-  const fragments = movie.fragment_duration;
-  if (fragments && fragments.den > 0 && fragments.num > 0) return fragments.num / fragments.den;
-  return undefined;
+/** The first video track: one whose handler is `vide`, or else one with a picture size in its header. */
+const videoTrackOf = (movie: MovieFacts): TrackFacts | undefined =>
+  movie.tracks.find((track) => track.handler === "vide") ??
+  movie.tracks.find((track) => track.handler !== "soun" && track.width > 0 && track.height > 0);
+
+const seconds = (units: number | undefined, timescale: number) =>
+  units !== undefined && units > 0 && timescale > 0 ? units / timescale : undefined;
+
+/** The longest of a movie's tracks, in seconds, from their media headers or sample tables. */
+function longestTrackSec(movie: MovieFacts): number | undefined {
+  const lengths = movie.tracks.flatMap((track) => [
+    seconds(track.duration, track.timescale) ?? 0,
+    seconds(track.samplesDuration, track.timescale) ?? 0,
+  ]);
+  const longest = Math.max(0, ...lengths);
+  return longest > 0 ? longest : undefined;
 }
+
+type Timing = { durationSec?: number; fps?: number };
 
 /**
- * Reads an MP4 or QuickTime file's movie header with mp4box, by range: a step at a time from the
- * start, jumping over each media box (`mdat`) as mp4box asks, so a camera file whose `moov` comes
- * last is read in a few steps and never whole. Undefined when no movie header is found.
+ * How long the movie lasts and its frame rate. A plain movie: `mvhd` (the presentation, edits
+ * applied), else its longest track. A fragmented one: the longest of what `mvhd`, `mehd`, the
+ * segment index and the fragments themselves say (a header can understate; the fragments cannot).
  */
-export async function probeIsoMovie(source: ByteSource): Promise<Movie | undefined> {
-  const file = createFile();
-  let movie: Movie | undefined;
-  let failed = false;
-  file.onReady = (info) => {
-    movie = info;
-  };
-  file.onError = () => {
-    failed = true;
-  };
-  let position = 0;
-  let read = 0;
-  while (!movie && !failed && position < source.size && read < MAX_READ_BYTES) {
-    const last = Math.min(position + STEP_BYTES, source.size) - 1;
-    const bytes = await source.read(position, last);
-    if (bytes.length === 0) break;
-    read += bytes.length;
-    const buffer = MP4BoxBuffer.fromArrayBuffer(
-      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer,
-      position,
-    );
-    let next: number | undefined;
-    try {
-      next = file.appendBuffer(buffer, last === source.size - 1);
-    } catch {
-      return undefined;
-    }
-    position = next !== undefined && next > position ? next : last + 1;
+async function timingOf(
+  source: ByteSource,
+  { movie, layout }: IsoMovie,
+  video?: TrackFacts,
+): Promise<Timing> {
+  const fps = (samples: number, durationSec: number | undefined) =>
+    samples > 1 && durationSec !== undefined && durationSec > 0 ? samples / durationSec : undefined;
+  const tableFps = video
+    ? fps(video.sampleCount, seconds(video.samplesDuration, video.timescale))
+    : undefined;
+  const headerSec = seconds(movie.duration, movie.timescale);
+  if (!movie.fragments) {
+    const durationSec = headerSec ?? longestTrackSec(movie);
+    return { ...(durationSec === undefined ? {} : { durationSec }), ...(tableFps ? { fps: tableFps } : {}) };
   }
-  if (!movie && !failed) {
-    try {
-      file.flush();
-    } catch {
-      return undefined;
-    }
-  }
-  return movie?.hasMoov === false ? undefined : movie;
+  const track = video ?? movie.tracks[0];
+  const fragments =
+    track && layout.moofs.length > 0
+      ? await fragmentTiming(source, layout.moofs, movie, track.id)
+      : undefined;
+  const indexSec = layout.sidx ? await segmentIndexSeconds(source, layout.sidx) : undefined;
+  const claims = [
+    headerSec,
+    seconds(movie.fragments.duration, movie.timescale),
+    indexSec,
+    fragments?.endSec,
+    longestTrackSec(movie),
+  ].filter((value): value is number => value !== undefined && value > 0);
+  // Fragments that could not be read leave the duration unknown unless the index or `mehd` says it.
+  const unreadFragments =
+    layout.moofs.length > 0 && !fragments && indexSec === undefined && !movie.fragments.duration;
+  const durationSec = unreadFragments || claims.length === 0 ? undefined : Math.max(...claims);
+  const fragmentFps = fragments ? fps(fragments.samples, fragments.durationSec) : undefined;
+  const frameRate = tableFps ?? fragmentFps;
+  return { ...(durationSec === undefined ? {} : { durationSec }), ...(frameRate ? { fps: frameRate } : {}) };
 }
 
 /** The facts of an MP4 / QuickTime video from its movie header (none read: `metadataRead` false). */
 export async function isoVideoFacts(source: ByteSource, container: "mp4" | "mov"): Promise<VideoFacts> {
-  const movie = await probeIsoMovie(source);
-  if (!movie) return { kind: "video", bytes: source.size, container, metadataRead: false };
-  const video = videoOf(movie);
-  const durationSec = durationOf(movie);
+  const read = await readIsoMovie(source);
+  if (typeof read === "string") return { kind: "video", bytes: source.size, container, metadataRead: false };
+  const track = videoTrackOf(read.movie);
+  const { durationSec, fps } = await timingOf(source, read, track);
+  const coded = track && {
+    width: track.codedWidth || track.width,
+    height: track.codedHeight || track.height,
+  };
+  const video: VideoFacts["video"] =
+    track && coded
+      ? {
+          codec: codecFamily(track.codec ?? ""),
+          codecString: track.codec ?? "",
+          ...(track.quarterTurned ? { width: coded.height, height: coded.width } : coded),
+          ...(fps === undefined ? {} : { fps }),
+        }
+      : undefined;
   return {
     kind: "video",
     bytes: source.size,
