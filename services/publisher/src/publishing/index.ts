@@ -16,7 +16,8 @@ import { createMediaReader, type MediaReaderOptions } from "../media/media-reade
 import { type Adapters, PlatformError } from "../platforms/index.ts";
 import type { CreatorInfo } from "../platforms/tiktok/tiktok-client.ts";
 import { markNeedsReconnect } from "../store/connections.ts";
-import { cancelScheduledPost, claimDueTargets, refreshPostStatus, targetOutcomes } from "../store/targets.ts";
+import { targetOutcomes } from "../store/posts.ts";
+import { cancelScheduledPost, claimDueTargets, refreshPostStatus } from "../store/targets.ts";
 import { defaultRetryPolicy, type RetryPolicy } from "./retry-policy.ts";
 import { defaultTuning, type PublishingTuning } from "./run-context.ts";
 import { createExecutor, createRunningTargets, type Executor } from "./target-executor.ts";

@@ -1,12 +1,5 @@
 import type { Database, Queryable } from "@app/db";
-import type {
-  Platform,
-  PostContent,
-  PostStatus,
-  PostTarget,
-  TargetOutcome,
-  TargetStatus,
-} from "../contracts/post.ts";
+import type { PostContent, PostStatus, PostTarget, TargetStatus } from "../contracts/post.ts";
 import { derivePostStatus } from "../domain/post-status.ts";
 
 /**
@@ -345,13 +338,3 @@ export async function cancelScheduledPost(db: Database, postId: string, now: Dat
 
 /** Thrown inside the cancel transaction to roll it back when a worker already started a target. */
 class CancelRace extends Error {}
-
-/** Each target's outcome, for publish-now and `GET /api/v1/posts/{id}`. */
-export async function targetOutcomes(db: Queryable, postId: string): Promise<TargetOutcome[]> {
-  return db.query<TargetOutcome & { platform: Platform }>(
-    `SELECT connection_id AS "connectionId", platform, status, platform_post_id AS "platformPostId", url, error,
-       attempts
-     FROM publisher.post_targets WHERE post_id = $1 ORDER BY created_at, id`,
-    [postId],
-  );
-}
