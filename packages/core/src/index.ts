@@ -26,6 +26,7 @@ export {
 } from "./errors.ts";
 export { type ContentLengthGuardOptions, contentLengthGuard } from "./http/content-length.ts";
 export { requestHeader, setResponseHeader } from "./http/headers.ts";
+export { hostileJsonIssue, MAX_JSON_DEPTH } from "./http/hostile-json.ts";
 export { notFoundOrMethodNotAllowed } from "./http/not-found.ts";
 export { requestContext, requestIdOf } from "./http/request-context.ts";
 export { streamRequestBody } from "./http/stream-body.ts";
