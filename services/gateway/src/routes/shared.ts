@@ -1,6 +1,7 @@
 import {
   type createRoute,
   errorResponseSpec,
+  hostileJsonIssue,
   requestHeader,
   type ServiceApp,
   toValidationIssues,
@@ -41,12 +42,26 @@ export function callerOf(c: Context): Caller {
 
 type HookResult = { success: true } | { success: false; error: z.ZodError };
 
-/** The per-route validation hook: a body or query that does not parse is a 400 `INVALID_INPUT`. */
+/**
+ * The per-route validation hook: a body or query that does not parse is a 400 `INVALID_INPUT`;
+ * so is a body holding what no service should be handed (core's {@link hostileJsonIssue}: a NUL
+ * or an unpaired surrogate, nesting past `MAX_JSON_DEPTH`), before any route code sees it.
+ */
 export function invalidInputHook(result: HookResult): undefined {
-  if (result.success) return undefined;
-  throw new GatewayError("INVALID_INPUT", "The request does not name a tool correctly.", {
-    issues: toValidationIssues(result.error),
-  });
+  if (!result.success) {
+    throw new GatewayError("INVALID_INPUT", "The request does not name a tool correctly.", {
+      issues: toValidationIssues(result.error),
+    });
+  }
+  // The validator hands the hook the parsed value and its target too.
+  const { data, target } = result as { data?: unknown; target?: string };
+  const issue = target === "json" ? hostileJsonIssue(data) : undefined;
+  if (issue) {
+    throw new GatewayError("INVALID_INPUT", "The request body cannot be taken as it is.", {
+      issues: [issue],
+    });
+  }
+  return undefined;
 }
 
 /** The error responses every gateway operation can give. */

@@ -2,7 +2,7 @@ import { createRoute, errorResponseSpec, jsonResponse, requestHeader, z } from "
 import { formatMicro } from "../domain/units.ts";
 import { MarketsError } from "../errors.ts";
 import { resolveMarket } from "../store/resolution.ts";
-import { type MarketsApp, OPERATOR_SECURITY, type RouteDeps, requireOperator } from "./shared.ts";
+import { type MarketsApp, OPERATOR_SECURITY, operatorGuard, type RouteDeps } from "./shared.ts";
 
 const ResolveParams = z.object({
   conditionId: z
@@ -24,6 +24,7 @@ export function registerPaperMarketResolve(app: MarketsApp, deps: RouteDeps): vo
     tags: ["Paper trading"],
     summary: "Resolve a market (operator)",
     security: OPERATOR_SECURITY,
+    middleware: [operatorGuard(deps)],
     request: {
       params: ResolveParams,
       body: { required: true, content: { "application/json": { schema: ResolveBody } } },
@@ -48,7 +49,6 @@ export function registerPaperMarketResolve(app: MarketsApp, deps: RouteDeps): vo
     },
   });
   app.openapi(route, async (c) => {
-    requireOperator(requestHeader(c, "authorization"), deps);
     const { conditionId } = c.req.valid("param");
     const { winningOutcome } = c.req.valid("json");
     const market = deps.catalogue.market(conditionId);

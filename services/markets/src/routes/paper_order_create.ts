@@ -5,7 +5,13 @@ import { MarketsError } from "../errors.ts";
 import type { ExecutedOrder } from "../store/trading.ts";
 import { positionView } from "../views/account.ts";
 import { decimalInput, PositionSchema } from "./schemas.ts";
-import { authenticatedAccount, BEARER_SECURITY, type MarketsApp, type RouteDeps } from "./shared.ts";
+import {
+  BEARER_SECURITY,
+  type MarketsApp,
+  paperAccountGuard,
+  paperAccountOf,
+  type RouteDeps,
+} from "./shared.ts";
 
 const PlaceOrder = z
   .object({
@@ -94,6 +100,7 @@ export function registerPaperOrderCreate(app: MarketsApp, deps: RouteDeps): void
     description:
       "Buys by USD amount or by shares, or sells shares, filling against the book from the best price (fill-and-kill).",
     security: BEARER_SECURITY,
+    middleware: [paperAccountGuard(deps)],
     request: { body: { required: true, content: { "application/json": { schema: PlaceOrder } } } },
     responses: {
       200: jsonResponse(OrderResult, "The fills, the price move and the new position"),
@@ -104,7 +111,7 @@ export function registerPaperOrderCreate(app: MarketsApp, deps: RouteDeps): void
     },
   });
   app.openapi(route, async (c) => {
-    const account = await authenticatedAccount(requestHeader(c, "authorization"), deps);
+    const account = paperAccountOf(c);
     const body = c.req.valid("json");
     const parsed = parseOrder(body);
     if (parsed.kind === "invalid") throw new MarketsError("INVALID_ORDER", parsed.message);

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { ApiError, type ServiceApp } from "@app/core";
+import { ApiError, requestHeader, type ServiceApp } from "@app/core";
 import type { Database } from "@app/db";
+import type { MiddlewareHandler } from "hono";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Account, AccountStore } from "../store/accounts.ts";
 import type { MarketStateStore } from "../store/market-state.ts";
@@ -55,4 +56,32 @@ export function requireOperator(authorization: string | undefined, deps: RouteDe
   if (!token || !timingSafeEqual(digest(token), digest(deps.operatorToken))) {
     throw unauthorized("Resolving a market needs the operator token as `Authorization: Bearer <token>`.");
   }
+}
+
+const accounts = new WeakMap<Request, Account>();
+
+/**
+ * Route middleware: the paper account whose token the request carries (401 otherwise), checked
+ * before the body is read or validated; the route reads it with {@link paperAccountOf}.
+ */
+export function paperAccountGuard(deps: RouteDeps): MiddlewareHandler {
+  return async (c, next) => {
+    accounts.set(c.req.raw, await authenticatedAccount(requestHeader(c, "authorization"), deps));
+    await next();
+  };
+}
+
+/** The account {@link paperAccountGuard} accepted for this request. */
+export function paperAccountOf(c: { req: { raw: Request } }): Account {
+  const account = accounts.get(c.req.raw);
+  if (!account) throw new Error("The route has no paper account guard.");
+  return account;
+}
+
+/** Route middleware: the operator token (see {@link requireOperator}), checked before the body is read. */
+export function operatorGuard(deps: RouteDeps): MiddlewareHandler {
+  return async (c, next) => {
+    requireOperator(requestHeader(c, "authorization"), deps);
+    await next();
+  };
 }
