@@ -6,8 +6,8 @@ export const MAX_JSON_DEPTH = 64;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function textProblem(text: string): string | undefined {
-  if (text.includes("\u0000")) return "must not contain NUL characters (U+0000)";
-  if (LONE_SURROGATE.test(text)) return "must not contain unpaired surrogates (it is not Unicode text)";
+  if (LONE_SURROGATE.test(text)) return "must be well-formed text (no lone surrogates)";
+  if (text.includes("\u0000")) return "must not contain NUL";
   return undefined;
 }
 
