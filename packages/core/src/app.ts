@@ -1,6 +1,7 @@
 import type { HttpBindings } from "@hono/node-server";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ApiError, createErrorHandler, errorResponse } from "./errors.ts";
+import { bodyDeadline } from "./http/body-deadline.ts";
 import { contentLengthGuard } from "./http/content-length.ts";
 import { mountDocs } from "./http/docs.ts";
 import { notFoundOrMethodNotAllowed } from "./http/not-found.ts";
@@ -43,6 +44,8 @@ export type ServiceAppOptions = {
   maxBodyBytes?: number;
   /** Paths whose bodies are guarded by their own route (uploads). */
   ownBodyGuard?: (path: string, method: string) => boolean;
+  /** How long a request may take to send its body (default 20 s); uploads (`ownBodyGuard`) excepted. */
+  bodyTimeoutMs?: number;
   /** Adjusts the generated OpenAPI document (extensions, security schemes). */
   decorateOpenApi?: (document: Record<string, unknown>) => Record<string, unknown>;
 };
@@ -80,6 +83,11 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     ["POST", "PUT", "PATCH"],
     "*",
     contentLengthGuard({ maxBytes: options.maxBodyBytes ?? 1024 * 1024, skip: options.ownBodyGuard }),
+  );
+  app.on(
+    ["POST", "PUT", "PATCH"],
+    "*",
+    bodyDeadline({ timeoutMs: options.bodyTimeoutMs ?? 20_000, skip: options.ownBodyGuard }),
   );
   app.onError(createErrorHandler(options.logger));
   app.notFound(notFoundOrMethodNotAllowed(app as never));
