@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import {
@@ -450,4 +450,36 @@ export function connectionRoutesApp(
     authenticate: options.authenticate,
   });
   return app;
+}
+
+/** A loopback media host that sends `bytes` a byte every 50 ms, counting the downloads it holds open. */
+export type TricklingHost = { readonly url: string; open: Set<ServerResponse>; mostOpen: number };
+
+/** A {@link TricklingHost} for one test file: listening before its tests, closed after them. */
+export function useTricklingHost(bytes: Buffer): TricklingHost {
+  let server: Server | undefined;
+  const host = { url: "", open: new Set<ServerResponse>(), mostOpen: 0 };
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "image/jpeg", "content-length": bytes.length });
+      host.open.add(res);
+      host.mostOpen = Math.max(host.mostOpen, host.open.size);
+      let sent = 0;
+      const timer = setInterval(() => {
+        res.write(bytes.subarray(sent, sent + 1));
+        sent += 1;
+      }, 50);
+      res.on("close", () => {
+        clearInterval(timer);
+        host.open.delete(res);
+      });
+    });
+    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+    host.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    server?.closeAllConnections();
+    server?.close();
+  });
+  return host;
 }

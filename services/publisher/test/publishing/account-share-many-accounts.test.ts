@@ -5,10 +5,8 @@
  * the reserved slot is kept for accounts that have nothing running: an account that runs a target
  * never takes it, so the fifth account's post starts at once.
  */
-import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { test } from "@app/testkit";
-import { afterAll, beforeAll, expect } from "vitest";
+import { expect } from "vitest";
 import { createAccount } from "../../src/store/accounts.ts";
 import {
   content,
@@ -16,6 +14,7 @@ import {
   mediaFile,
   seedDemo,
   usePlatformTwins,
+  useTricklingHost,
   waitFor,
   waitForSettledTarget,
 } from "../publishing-support.ts";
@@ -24,36 +23,7 @@ const twins = usePlatformTwins();
 const photo = mediaFile("jpeg", 200_000, 6);
 
 /** A media host that sends each photo a byte every 50 ms, counting the downloads it holds open. */
-const trickle: { url: string; open: Set<ServerResponse>; mostOpen: number; close(): void } = {
-  url: "",
-  open: new Set(),
-  mostOpen: 0,
-  close: () => undefined,
-};
-
-beforeAll(async () => {
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { "content-type": "image/jpeg", "content-length": photo.bytes.length });
-    trickle.open.add(res);
-    trickle.mostOpen = Math.max(trickle.mostOpen, trickle.open.size);
-    let sent = 0;
-    const timer = setInterval(() => {
-      res.write(photo.bytes.subarray(sent, sent + 1));
-      sent += 1;
-    }, 50);
-    res.on("close", () => {
-      clearInterval(timer);
-      trickle.open.delete(res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  trickle.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  trickle.close = () => {
-    server.closeAllConnections();
-    server.close();
-  };
-});
-afterAll(() => trickle.close());
+const trickle = useTricklingHost(photo.bytes);
 
 test("four accounts at their share leave the reserved slot to a fifth account's due post", async ({ db }) => {
   const demo = await seedDemo(db, twins.sandbox.url);

@@ -6,10 +6,8 @@
  * ends such a download after one window, retried once, instead of holding a slot until the total
  * limit eight times over.
  */
-import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { test } from "@app/testkit";
-import { afterAll, beforeAll, expect } from "vitest";
+import { expect } from "vitest";
 import { createAccount } from "../../src/store/accounts.ts";
 import {
   content,
@@ -18,6 +16,7 @@ import {
   seedDemo,
   targetsOf,
   usePlatformTwins,
+  useTricklingHost,
   waitFor,
   waitForSettledTarget,
 } from "../publishing-support.ts";
@@ -26,36 +25,7 @@ const twins = usePlatformTwins();
 const photo = mediaFile("jpeg", 200_000, 3);
 
 /** A media host that sends each photo a byte every 50 ms, counting the downloads it holds open. */
-const trickle: { url: string; open: Set<ServerResponse>; mostOpen: number; close(): void } = {
-  url: "",
-  open: new Set(),
-  mostOpen: 0,
-  close: () => undefined,
-};
-
-beforeAll(async () => {
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { "content-type": "image/jpeg", "content-length": photo.bytes.length });
-    trickle.open.add(res);
-    trickle.mostOpen = Math.max(trickle.mostOpen, trickle.open.size);
-    let sent = 0;
-    const timer = setInterval(() => {
-      res.write(photo.bytes.subarray(sent, sent + 1));
-      sent += 1;
-    }, 50);
-    res.on("close", () => {
-      clearInterval(timer);
-      trickle.open.delete(res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  trickle.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  trickle.close = () => {
-    server.closeAllConnections();
-    server.close();
-  };
-});
-afterAll(() => trickle.close());
+const trickle = useTricklingHost(photo.bytes);
 
 /** Ends every download in flight (the workers' runs then end, and they can stop). */
 function cutDownloads(): void {
