@@ -8,6 +8,7 @@ import {
   serveApp,
 } from "@app/core";
 import { type Database, loadMigrations, migrate, openDatabase } from "@app/db";
+import { edgeMigrationSet } from "@app/edge";
 import type { BaseServiceConfig, ServiceDefinition } from "./definition.ts";
 
 /** A service listening on its port. */
@@ -19,11 +20,15 @@ export type StartedService = {
   stop(): Promise<void>;
 };
 
-/** Applies a service's migrations to its own schema. */
+/**
+ * Applies the shared mechanisms' migrations (the `edge` schema), then the service's own to its
+ * schema. Returns the ids the service's own set applied.
+ */
 export async function migrateService(
   definition: Pick<ServiceDefinition, "name" | "migrations">,
   db: Database,
 ): Promise<string[]> {
+  await migrate(db, await edgeMigrationSet());
   return migrate(db, { schema: definition.name, migrations: await loadMigrations(definition.migrations) });
 }
 
