@@ -12,6 +12,7 @@ export { type Clock, systemClock, toIso } from "./clock.ts";
 export { ConfigError, type Env, loadConfig, settings } from "./config.ts";
 export { errorSummary, routeConsoleTo, scrubUrls } from "./console.ts";
 export { createTextSealer, type TextSealer } from "./crypto/sealer.ts";
+export { type DecimalTextLimits, formatDecimalUnits, parseDecimalUnits } from "./decimal.ts";
 export {
   ApiError,
   createErrorHandler,
@@ -29,7 +30,7 @@ export { requestHeader, setResponseHeader } from "./http/headers.ts";
 export { hostileJsonIssue, MAX_JSON_DEPTH } from "./http/hostile-json.ts";
 export { notFoundOrMethodNotAllowed } from "./http/not-found.ts";
 export { requestContext, requestIdOf } from "./http/request-context.ts";
-export { streamRequestBody } from "./http/stream-body.ts";
+export { requestBodySource, streamRequestBody } from "./http/stream-body.ts";
 export { newId, newSecret } from "./ids.ts";
 export {
   createLogger,

@@ -14,5 +14,6 @@ export type {
   ServiceContext,
   ServiceDefinition,
 } from "./definition.ts";
+export { runOperatorCli } from "./operator-cli.ts";
 export { baseSettings, toBaseConfig } from "./settings.ts";
 export { migrateService, runStandalone, type StartedService, startService } from "./start.ts";

@@ -2,9 +2,9 @@ import { mkdtempSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Clock, newId, type RunningServer, type ServiceApp } from "@app/core";
+import { newId, type RunningServer, type ServiceApp } from "@app/core";
 import type { Database } from "@app/db";
-import { silentLogger } from "@app/testkit";
+import { type FakeClock, fakeClock, silentLogger } from "@app/testkit";
 import { createApp, type PublisherDeps } from "../src/app.ts";
 import type { Platform } from "../src/contracts/post.ts";
 import type { Scope } from "../src/domain/scopes.ts";
@@ -21,21 +21,7 @@ export const TEST_CREDENTIALS = {
   region: "us-east-1",
 };
 
-/** A clock that shows what the test sets. */
-export type FakeClock = Clock & { set(iso: string): void; advance(ms: number): void };
-
-export function fakeClock(iso: string): FakeClock {
-  let current = new Date(iso);
-  return {
-    now: () => new Date(current),
-    set(next) {
-      current = new Date(next);
-    },
-    advance(ms) {
-      current = new Date(current.getTime() + ms);
-    },
-  };
-}
+export { type FakeClock, fakeClock } from "@app/testkit";
 
 /** Local-disk storage in a fresh temp folder, public at {@link TEST_BASE}. */
 export function testStorage(): LocalDiskStorage {

@@ -9,18 +9,7 @@ import { ShopKeys } from "../src/store/keys.ts";
 import { createService, type NewService, type Service } from "../src/store/services.ts";
 import { createShop, type Shop } from "../src/store/shops.ts";
 
-/** A clock that shows what the test sets. */
-export type FakeClock = Clock & { set(iso: string): void };
-
-export function fakeClock(iso: string): FakeClock {
-  let current = new Date(iso);
-  return {
-    now: () => new Date(current),
-    set(next) {
-      current = new Date(next);
-    },
-  };
-}
+export { type FakeClock, fakeClock } from "@app/testkit";
 
 /** A shop app on a test database, with a fake clock and the spec's limits unless told otherwise. */
 export function shopApp(

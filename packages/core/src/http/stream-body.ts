@@ -9,6 +9,15 @@ function webBody(c: Context): Readable {
 }
 
 /**
+ * The request body as one Node stream, to be read once. Under @hono/node-server, Node's request is
+ * the body itself: touching `c.req.raw.body` then would start a second reader on the same socket,
+ * and a body longer than one read would hang. Elsewhere (`app.request` in tests), the web body.
+ */
+export function requestBodySource(c: Context): Readable {
+  return (c.env as { incoming?: Readable } | undefined)?.incoming ?? webBody(c);
+}
+
+/**
  * Streams the request body into `sink` chunk by chunk, never holding it whole in
  * memory, and resolves with the number of bytes written. Bodies past `maxBytes`
  * fail with 413 (the sink has then received a prefix only; the caller discards it).
@@ -18,10 +27,7 @@ export async function streamRequestBody(
   sink: Writable,
   options: { maxBytes: number },
 ): Promise<number> {
-  // Under @hono/node-server, Node's request is the body itself. Touching `c.req.raw.body` then
-  // would start a second reader on the same socket, and a body longer than one read would hang.
-  const incoming = (c.env as { incoming?: Readable } | undefined)?.incoming;
-  const source: Readable = incoming ?? webBody(c);
+  const source = requestBodySource(c);
   let bytes = 0;
   // Counted as the chunks go by (no stream in between): the pipe below sees the same chunks.
   source.on("data", (chunk: Uint8Array) => {

@@ -1,3 +1,5 @@
+import { formatDecimalUnits, parseDecimalUnits } from "@app/core";
+
 /**
  * Money on the gateway is an integer number of micro-USD (`bigint`): a balance, a price, a ledger
  * amount. Decimal strings exist only at the edges (config, CLI, JSON); no float touches money.
@@ -10,27 +12,18 @@ export const MAX_MICRO = 1_000_000_000n * MICRO_PER_USD;
 /** A USD amount as rendered in responses: `{amount: "0.25", currency: "USD"}`. */
 export type UsdAmount = { amount: string; currency: "USD" };
 
-const USD_TEXT = /^(\d{1,10})(?:\.(\d{1,6}))?$/;
-
 /**
  * Reads a non-negative decimal USD amount ("12", "0.000001", "2500.50") as micro-USD, exactly.
  * Undefined for anything else: signs, exponents, more than 6 decimals, more than {@link MAX_MICRO}.
  */
 export function parseUsd(text: string): bigint | undefined {
-  const match = USD_TEXT.exec(text.trim());
-  if (!match) return undefined;
-  const [, whole, fraction = ""] = match;
-  const micro = BigInt(whole as string) * MICRO_PER_USD + BigInt(fraction.padEnd(6, "0"));
-  return micro <= MAX_MICRO ? micro : undefined;
+  const micro = parseDecimalUnits(text.trim(), 6, { maxWholeDigits: 10 });
+  return micro !== undefined && micro <= MAX_MICRO ? micro : undefined;
 }
 
 /** Micro-USD as the shortest exact decimal string (1_500_000n → "1.5", 0n → "0", -250n → "-0.00025"). */
 export function formatUsd(micro: bigint): string {
-  const sign = micro < 0n ? "-" : "";
-  const magnitude = micro < 0n ? -micro : micro;
-  const whole = magnitude / MICRO_PER_USD;
-  const fraction = (magnitude % MICRO_PER_USD).toString().padStart(6, "0").replace(/0+$/, "");
-  return `${sign}${whole}${fraction ? `.${fraction}` : ""}`;
+  return formatDecimalUnits(micro, 6);
 }
 
 /** Micro-USD as the response shape `{amount, currency: "USD"}`. */

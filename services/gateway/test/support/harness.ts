@@ -87,18 +87,7 @@ export function postJson(
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
-/** A clock that shows what the test sets. */
-export type FakeClock = Clock & { advance(ms: number): void };
-
-export function fakeClock(iso = "2026-06-15T08:00:00Z"): FakeClock {
-  let current = new Date(iso).getTime();
-  return {
-    now: () => new Date(current),
-    advance(ms) {
-      current += ms;
-    },
-  };
-}
+export { type FakeClock, fakeClock } from "@app/testkit";
 
 /** Every row of every gateway table, as text: what a search for a leaked secret reads. */
 export async function gatewayTablesAsText(db: Database): Promise<string> {

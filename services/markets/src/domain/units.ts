@@ -5,6 +5,8 @@
  * of micro-USD and no rounding happens when filling.
  */
 
+import { formatDecimalUnits, parseDecimalUnits } from "@app/core";
+
 /** One USD, or one share, in micro units. */
 export const MICRO = 1_000_000n;
 /** The smallest tradable quantity: 0.01 share. */
@@ -14,23 +16,14 @@ export const TICK_CENTS = 1;
 export const MIN_PRICE_CENTS = 1;
 export const MAX_PRICE_CENTS = 99;
 
-const DECIMAL = /^(\d{1,12})(?:\.(\d{1,6}))?$/;
-
 /** Parses a non-negative decimal string with at most 6 decimals ("12.5") to micro units (12_500_000n). */
 export function parseMicro(text: string): bigint | undefined {
-  const match = DECIMAL.exec(text);
-  if (!match) return undefined;
-  const [, whole, fraction = ""] = match;
-  return BigInt(whole as string) * MICRO + BigInt(fraction.padEnd(6, "0"));
+  return parseDecimalUnits(text, 6, { maxWholeDigits: 12 });
 }
 
 /** Micro units to the shortest decimal string (12_500_000n → "12.5", -1n → "-0.000001"). */
 export function formatMicro(micro: bigint): string {
-  const sign = micro < 0n ? "-" : "";
-  const magnitude = micro < 0n ? -micro : micro;
-  const whole = magnitude / MICRO;
-  const fraction = (magnitude % MICRO).toString().padStart(6, "0").replace(/0+$/, "");
-  return `${sign}${whole}${fraction ? `.${fraction}` : ""}`;
+  return formatDecimalUnits(micro, 6);
 }
 
 /** Cents to the decimal price string of the CLOB ("0.37", "0.5", "1"). */

@@ -1,9 +1,8 @@
-import { requestHeader } from "@app/core";
+import { requestHeader, streamRequestBody } from "@app/core";
 import type { Context } from "hono";
 import type { SandboxContext } from "../context.ts";
 import { MediaDigest } from "../kit/digest.ts";
 import { PlatformFailure } from "../kit/failure.ts";
-import { pipeRequestBody } from "../kit/stream-body.ts";
 import {
   checkVideoMediaType,
   defaultMetadata,
@@ -30,7 +29,7 @@ export async function insertMedia(
   takeInsertQuota(ctx, caller);
   const digest = new MediaDigest();
   try {
-    await pipeRequestBody(c, digest.sink(), MAX_VIDEO_BYTES);
+    await streamRequestBody(c, digest.sink(), { maxBytes: MAX_VIDEO_BYTES });
   } catch {
     throw new PlatformFailure(400, "badRequest", "The upload broke off before the body was complete.");
   }

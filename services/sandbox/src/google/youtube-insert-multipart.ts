@@ -1,9 +1,8 @@
-import { requestHeader } from "@app/core";
+import { requestBodySource, requestHeader } from "@app/core";
 import type { Context } from "hono";
 import type { SandboxContext } from "../context.ts";
 import { MediaDigest } from "../kit/digest.ts";
 import { PlatformFailure } from "../kit/failure.ts";
-import { requestBodySource } from "../kit/stream-body.ts";
 import { MultipartProblem, multipartBoundary, readMultipartRelated } from "./multipart-related.ts";
 import type { VideoMetadata } from "./video-metadata.ts";
 import {

@@ -1,10 +1,9 @@
-import { requestHeader, type ServiceApp } from "@app/core";
+import { requestHeader, type ServiceApp, streamRequestBody } from "@app/core";
 import type { Context } from "hono";
 import type { SandboxContext } from "../context.ts";
 import { type ContentRange, parseContentRange } from "../kit/content-range.ts";
 import { PlatformFailure } from "../kit/failure.ts";
 import { mountOperation } from "../kit/operations.ts";
-import { pipeRequestBody } from "../kit/stream-body.ts";
 import { googleApiErrors } from "./errors.ts";
 import type { UploadSession } from "./state.ts";
 import { completeVideo } from "./video-resource.ts";
@@ -112,7 +111,7 @@ export function registerYouTubeUploadChunk(app: ServiceApp, ctx: SandboxContext)
       if (range.total !== null) session.total = range.total;
       const sink = session.digest.sink();
       try {
-        await pipeRequestBody(c, sink, length);
+        await streamRequestBody(c, sink, { maxBytes: length });
       } catch {
         // The connection broke off: the bytes that arrived stay (a status query shows them).
         return sessionStatus(c, session);

@@ -1,7 +1,6 @@
-import { requestHeader } from "@app/core";
+import { requestBodySource, requestHeader } from "@app/core";
 import type { Context } from "hono";
 import { PlatformFailure } from "./failure.ts";
-import { requestBodySource } from "./stream-body.ts";
 
 /** The most a JSON or form body may hold (the platforms' own API bodies are far smaller). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;

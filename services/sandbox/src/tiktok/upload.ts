@@ -1,10 +1,9 @@
-import { requestHeader, type ServiceApp } from "@app/core";
+import { requestHeader, type ServiceApp, streamRequestBody } from "@app/core";
 import type { Context } from "hono";
 import type { SandboxContext } from "../context.ts";
 import { parseContentRange } from "../kit/content-range.ts";
 import { PlatformFailure } from "../kit/failure.ts";
 import { mountOperation } from "../kit/operations.ts";
-import { pipeRequestBody } from "../kit/stream-body.ts";
 import { type ChunkPlan, chunkRange } from "./chunk-plan.ts";
 import { tiktokErrors } from "./errors.ts";
 import type { TikTokPost } from "./state.ts";
@@ -70,7 +69,7 @@ export function registerTikTokUpload(app: ServiceApp, ctx: SandboxContext): void
       if (!digest) throw invalid("No upload with this upload_id.");
       digest.checkpoint();
       try {
-        const bytes = await pipeRequestBody(c, digest.sink(), size);
+        const bytes = await streamRequestBody(c, digest.sink(), { maxBytes: size });
         if (bytes !== size) throw new Error("short chunk");
       } catch {
         digest.rollback();

@@ -1,3 +1,5 @@
+import { formatDecimalUnits, parseDecimalUnits } from "@app/core";
+
 /** A price as the API shows it: a decimal string in the currency's own minor digits. */
 export type Price = { amount: string; currency: string };
 
@@ -23,18 +25,14 @@ export class PriceError extends Error {
 /** `"25.50"` EUR → 2550 minor units. At most the currency's minor digits; no sign, no exponent. */
 export function toMinorUnits(amount: string, currency: string): number {
   const digits = minorDigits(currency);
-  const match = /^(\d{1,9})(?:\.(\d+))?$/.exec(amount);
-  const fraction = match?.[2] ?? "";
-  if (!match || fraction.length > digits) {
+  const units = parseDecimalUnits(amount, digits, { maxWholeDigits: 9 });
+  if (units === undefined) {
     throw new PriceError(`"${amount}" is not an amount in ${currency} (up to ${digits} decimals).`);
   }
-  return Number(match[1]) * 10 ** digits + Number(fraction.padEnd(digits, "0") || "0");
+  return Number(units);
 }
 
 /** 2550 minor units of EUR → `{amount: "25.50", currency: "EUR"}`. */
 export function toPrice(minorUnits: number, currency: string): Price {
-  const digits = minorDigits(currency);
-  const whole = Math.floor(minorUnits / 10 ** digits);
-  const fraction = String(minorUnits % 10 ** digits).padStart(digits, "0");
-  return { amount: digits === 0 ? String(whole) : `${whole}.${fraction}`, currency };
+  return { amount: formatDecimalUnits(BigInt(minorUnits), minorDigits(currency), { fixed: true }), currency };
 }

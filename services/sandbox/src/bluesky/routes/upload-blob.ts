@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
 import { Writable } from "node:stream";
-import { requestHeader, type ServiceApp } from "@app/core";
+import { requestHeader, type ServiceApp, streamRequestBody } from "@app/core";
 import type { SandboxContext } from "../../context.ts";
 import { PlatformFailure } from "../../kit/failure.ts";
-import { pipeRequestBody } from "../../kit/stream-body.ts";
 import { accessCaller } from "../auth.ts";
 import { SNIFF_BYTES, sniffMimeType } from "../blob-sniff.ts";
 import { keepUploadedBlob, makeRoomForUpload } from "../blob-store.ts";
@@ -62,7 +61,7 @@ export function registerUploadBlob(app: ServiceApp, ctx: SandboxContext, host: P
       if (length !== undefined && /^\d+$/.test(length)) makeRoomForUpload(ctx, Number(length));
       const sink = new BlobSink();
       try {
-        await pipeRequestBody(c, sink, limit);
+        await streamRequestBody(c, sink, { maxBytes: limit });
       } catch {
         throw tooLarge();
       }
