@@ -1,7 +1,8 @@
-import { randomBytes } from "node:crypto";
+import { randomInt } from "node:crypto";
+import { TID } from "@atproto/common-web";
+import { isValidNsid, isValidRecordKey, isValidTid } from "@atproto/syntax";
 
 const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
-const TID_ALPHABET = "234567abcdefghijklmnopqrstuvwxyz";
 
 function base32(bytes: Uint8Array): string {
   let bits = 0;
@@ -25,43 +26,27 @@ export function blobCid(sha256Hex: string): string {
   return `b${base32(new Uint8Array([1, 0x55, 0x12, 0x20, ...digest]))}`;
 }
 
-let lastTidMicros = 0n;
+let lastTidMicros = 0;
 
 /**
- * A timestamp identifier (TID): microseconds since 1970 and a clock id, in sortable base32, 13
- * characters; each is later than the one before (as a repository's revisions must be).
+ * A timestamp identifier (TID, atproto's own `TID`): microseconds since 1970 and a clock id, in
+ * sortable base32, 13 characters; each is later than the one before (as a repository's revisions
+ * must be).
  */
 export function newTid(now: Date): string {
-  let micros = BigInt(now.getTime()) * 1000n + BigInt(randomBytes(1)[0] ?? 0);
-  if (micros <= lastTidMicros) micros = lastTidMicros + 1n;
+  const micros = Math.max(now.getTime() * 1000 + randomInt(256), lastTidMicros + 1);
   lastTidMicros = micros;
-  let value = (micros << 10n) | BigInt(randomBytes(2).readUInt16BE() & 1023);
-  let out = "";
-  for (let index = 0; index < 13; index += 1) {
-    out = TID_ALPHABET[Number(value & 31n)] + out;
-    value >>= 5n;
-  }
-  return out;
+  return TID.fromTime(micros, randomInt(1024)).toString();
 }
 
 /** True for a syntactically valid TID (the record key type of `app.bsky.feed.post`). */
-export function isTid(value: string): boolean {
-  return /^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/.test(value);
-}
+export const isTid = (value: string): boolean => isValidTid(value);
 
 /** True for a valid NSID such as `app.bsky.feed.post`. */
-export function isNsid(value: string): boolean {
-  return (
-    /^[a-zA-Z]([a-zA-Z0-9-]{0,62})?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,62})?)+(\.[a-zA-Z]([a-zA-Z0-9]{0,62})?)$/.test(
-      value,
-    ) && value.length <= 317
-  );
-}
+export const isNsid = (value: string): boolean => isValidNsid(value);
 
 /** True for a valid record key: 1–512 of `A-Za-z0-9._:~-`, not `.` or `..`. */
-export function isRecordKey(value: string): boolean {
-  return /^[A-Za-z0-9._:~-]{1,512}$/.test(value) && value !== "." && value !== "..";
-}
+export const isRecordKey = (value: string): boolean => isValidRecordKey(value);
 
 /** Whether a record key fits a lexicon's record key type (`tid`, `nsid`, `any`, `literal:<value>`). */
 export function recordKeyProblem(keyType: string | undefined, rkey: string): string | undefined {
