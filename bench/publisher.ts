@@ -7,9 +7,8 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
-import { createTextSealer } from "@app/core";
 import { type Database, openPGlite, openPostgres, type Queryable } from "@app/db";
-import { publisherService } from "@app/publisher";
+import { createConnectionSealer, publisherService } from "@app/publisher";
 import { seedDemoPublisher } from "@app/publisher/demo";
 import { migrateService } from "@app/runtime";
 import { DEMO_BLUESKY } from "@app/sandbox/demo";
@@ -474,7 +473,7 @@ async function benchScheduling(admin: Database): Promise<void> {
     const demo = await seedDemoPublisher(db, {
       sandboxUrl,
       publicUrl: "http://127.0.0.1:3002",
-      sealer: createTextSealer(TOKEN_SECRET, "publisher.connections"),
+      sealer: createConnectionSealer(TOKEN_SECRET),
       bluesky: { plcUrl: started.message.plcUrl },
     });
     const direct = await directCreateRecord(sandboxUrl);

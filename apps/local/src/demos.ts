@@ -1,7 +1,8 @@
-import { createTextSealer, type Env } from "@app/core";
+import type { Env } from "@app/core";
 import type { Database } from "@app/db";
 import { seedDemoAccount } from "@app/gateway/demo";
 import { marketsDemo } from "@app/markets/demo";
+import { createConnectionSealer } from "@app/publisher";
 import { seedDemoPublisher } from "@app/publisher/demo";
 import { DEMO_GOOGLE, DEMO_TIKTOK } from "@app/sandbox/demo";
 import { seedDemoShop } from "@app/shop/demo";
@@ -25,7 +26,7 @@ export async function seedDemos(
     demos.publisher = await seedDemoPublisher(db, {
       sandboxUrl: services.sandbox.url,
       publicUrl: services.publisher.url,
-      sealer: createTextSealer(env.PUBLISHER_TOKEN_SECRET, "publisher.connections"),
+      sealer: createConnectionSealer(env.PUBLISHER_TOKEN_SECRET),
       bluesky: sandboxBlueskyNetwork(credentials),
     });
   }

@@ -43,6 +43,10 @@ export function loadConfig<Shape extends z.ZodRawShape>(
   return result.data;
 }
 
+function httpUrl() {
+  return z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" });
+}
+
 /** Settings shared by every variable schema. */
 export const settings = {
   /** A TCP port, 0 meaning "any free port". */
@@ -61,4 +65,19 @@ export const settings = {
       .enum(["true", "false", "1", "0"])
       .default(fallback ? "true" : "false")
       .transform((v) => v === "true" || v === "1"),
+  /** A whole number from 1 to `max` (a count, a limit, a duration in the unit its name gives). */
+  positiveInt: (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback),
+  /** An absolute http:// or https:// URL, kept as written. */
+  httpUrl,
+  /**
+   * An http(s) base URL that paths are resolved against: no credentials, query or fragment (a path
+   * prefix is allowed), kept as written.
+   */
+  httpBaseUrl: () => httpUrl().refine(isBareBase, "must not carry credentials, a query or a fragment"),
 };
+
+/** Whether a URL carries nothing but scheme, host, port and path. */
+function isBareBase(text: string): boolean {
+  const url = new URL(text);
+  return !url.username && !url.password && !url.search && !url.hash;
+}

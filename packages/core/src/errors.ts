@@ -21,10 +21,10 @@ export const PLATFORM_ERRORS = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
-  IDEMPOTENCY_KEY_REUSED: 409,
   REQUEST_IN_PROGRESS: 409,
   LENGTH_REQUIRED: 411,
   PAYLOAD_TOO_LARGE: 413,
+  IDEMPOTENCY_KEY_REUSED: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
   NOT_READY: 503,
@@ -78,6 +78,14 @@ export class ApiError extends Error {
     const { error: _error, message: _message, ...details } = this.details;
     return { error: this.code, message: this.message, ...details };
   }
+
+  /**
+   * The JSON text the error is answered with: {@link toBody}, serialised. A refusal whose body a
+   * protocol fixes (x402's `PaymentRequired` in a 402) overrides it to answer with exactly that text.
+   */
+  toJson(): string {
+    return JSON.stringify(this.toBody());
+  }
 }
 
 /** A service's error class: its own codes besides the platform's, each with its status. */
@@ -116,7 +124,7 @@ export function defineErrors<const Table extends ErrorTable>(
 /** Renders an error as the platform JSON response. */
 export function errorResponse(c: Context, error: ApiError): Response {
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-  return c.json(error.toBody(), error.status);
+  return c.body(error.toJson(), error.status, { "Content-Type": "application/json" });
 }
 
 function fromHttpException(error: HTTPException): ApiError {

@@ -28,6 +28,7 @@ export {
 export { type ContentLengthGuardOptions, contentLengthGuard } from "./http/content-length.ts";
 export { requestHeader, setResponseHeader } from "./http/headers.ts";
 export { hostileJsonIssue, MAX_JSON_DEPTH } from "./http/hostile-json.ts";
+export { jsonTextOf } from "./http/json-text.ts";
 export { notFoundOrMethodNotAllowed } from "./http/not-found.ts";
 export { requestContext, requestIdOf } from "./http/request-context.ts";
 export { requestBodySource, streamRequestBody } from "./http/stream-body.ts";

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
-import type { Hono } from "hono";
+import { type Http2Bindings, type HttpBindings, serve } from "@hono/node-server";
+import type { Env, Hono, Schema } from "hono";
 
 export type RunningServer = {
   /** Base URL, e.g. `http://127.0.0.1:3001`. */
@@ -23,12 +23,14 @@ export const IDLE_TIMEOUT_MS = 330_000;
  * 512 MB upload slower than 1.7 MB/s), and a connection idle for `idleTimeoutMs` is closed
  * (headers must still arrive within Node's 60 s).
  */
-export function serveApp(
-  app: Hono<never>,
+export function serveApp<E extends Env, S extends Schema, BasePath extends string>(
+  app: Hono<E, S, BasePath>,
   options: { host: string; port: number; idleTimeoutMs?: number },
 ): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }) as Server;
+    // Node's request and response go to the app as its bindings (`c.env.incoming`, `c.env.outgoing`).
+    const fetch = (request: Request, bindings: HttpBindings | Http2Bindings) => app.fetch(request, bindings);
+    const server = serve({ fetch, hostname: options.host, port: options.port }) as Server;
     server.requestTimeout = 0;
     server.setTimeout(options.idleTimeoutMs ?? IDLE_TIMEOUT_MS);
     server.once("error", reject);

@@ -3,6 +3,8 @@ import { defineErrors } from "@app/core";
 /** The fortune service's own error codes, besides the platform's. */
 export class FortuneError extends defineErrors({
   CHARGE_OVER_CAP: 400,
+  /** Pay (x402, MPP) or sign in (SIWX) first: the 402's headers and body say how. */
+  PAYMENT_REQUIRED: 402,
   FAVORITES_LIMIT: 409,
   FAVORITE_EXISTS: 409,
   /** A settlement was broadcast and is not confirmed yet: retry with the same authorisation or key. */

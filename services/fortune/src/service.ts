@@ -11,7 +11,7 @@ import { type LocalChainProvider, startRails } from "./rails.ts";
 import { EntitlementStore } from "./store/entitlements.ts";
 import { FavoritesStore } from "./store/favorites.ts";
 import { startHousekeeping } from "./store/housekeeping.ts";
-import { IdempotencyStore } from "./store/idempotency.ts";
+import { fortuneIdempotencyStore } from "./store/idempotency.ts";
 import { PaymentLedger } from "./store/ledger.ts";
 import { PremiumUsage } from "./store/premium-usage.ts";
 import type { FortuneWriter } from "./text/generator.ts";
@@ -71,7 +71,7 @@ export function createFortuneService(options: FortuneServiceOptions = {}): Servi
         nonceSecret: rails.secret,
       });
       const ledger = new PaymentLedger(db);
-      const idempotency = new IdempotencyStore(db, () => clock.now());
+      const idempotency = fortuneIdempotencyStore(db, clock);
       const premium = new PremiumUsage(db, config.premiumLimit, clock);
       const gate = new PaymentGate({
         x402: rails.x402,

@@ -1,19 +1,15 @@
-import { type Env, loadConfig, z } from "@app/core";
+import { type Env, loadConfig, settings, z } from "@app/core";
 import { type BaseServiceConfig, baseSettings, toBaseConfig } from "@app/runtime";
 import type { UpstreamLimits } from "./upstream/client.ts";
 
 /** A provider's base URL: http(s), no credentials, query or fragment (a path prefix is allowed). */
 const baseUrl = (fallback: string) =>
-  z
-    .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
+  settings
+    .httpBaseUrl()
     .default(fallback)
-    .transform((text) => new URL(text))
-    .refine((url) => !url.username && !url.password && !url.search && !url.hash, {
-      message: "must not carry credentials, a query or a fragment",
-    });
+    .transform((text) => new URL(text));
 
-const positiveInt = (fallback: number, max: number) =>
-  z.coerce.number().int().min(1).max(max).default(fallback);
+const { positiveInt } = settings;
 
 const variables = z.object({
   ...baseSettings("GATEWAY", 3003),

@@ -2,7 +2,7 @@ import { defineErrors } from "@app/core";
 
 /**
  * The gateway's own error codes, besides the platform's (`UNAUTHORIZED` 401, `RATE_LIMITED` 429,
- * `IDEMPOTENCY_KEY_REUSED` and `REQUEST_IN_PROGRESS` 409, …). Every gateway failure of a run or an
+ * `REQUEST_IN_PROGRESS` 409, `IDEMPOTENCY_KEY_REUSED` 422, …). Every gateway failure of a run or an
  * inspect, over HTTP or MCP, is one of these with the body `{error, message, ...details}`.
  */
 export class GatewayError extends defineErrors({

@@ -1,17 +1,16 @@
 import { type Clock, type Logger, systemClock } from "@app/core";
 import type { Database } from "@app/db";
+import { DatabaseTokenBucket } from "@app/edge";
 import type { ServiceDefinition } from "@app/runtime";
 import { createApp } from "./app.ts";
 import { type GatewayConfig, loadGatewayConfig } from "./config.ts";
-import { perMinute } from "./domain/token-bucket.ts";
 import { PROVIDERS } from "./registry/providers.ts";
 import { createRegistry, type ToolRegistry } from "./registry/registry.ts";
 import type { GatewayDeps } from "./runner/deps.ts";
 import { AccountStore } from "./store/accounts.ts";
 import { BalanceView } from "./store/balances.ts";
-import { DEFAULT_PENDING_LEASE_MS, IdempotencyStore, PENDING_LEASE_MARGIN_MS } from "./store/idempotency.ts";
+import { gatewayIdempotencyStore } from "./store/idempotency.ts";
 import { KeyCache } from "./store/key-cache.ts";
-import { RateLimiter } from "./store/rate-buckets.ts";
 import { abandonAfterMs, startRunSweeper } from "./store/run-sweeper.ts";
 import { RunStore } from "./store/runs.ts";
 import { UsageWriter } from "./store/usage-writer.ts";
@@ -31,7 +30,7 @@ export type GatewayParts = {
 /** Wires the stores and capabilities into the dependencies of the app (the service and tests). */
 export function buildGatewayDeps(db: Database, logger: Logger, parts: GatewayParts): GatewayDeps {
   const clock = parts.clock ?? systemClock;
-  const accounts = new AccountStore(db);
+  const accounts = new AccountStore(db, clock);
   const balances = new BalanceView();
   return {
     db,
@@ -44,15 +43,12 @@ export function buildGatewayDeps(db: Database, logger: Logger, parts: GatewayPar
     balances,
     runs: new RunStore(db),
     usage: new UsageWriter(db, logger),
-    idempotency: new IdempotencyStore(
-      db,
-      () => clock.now(),
-      parts.upstreamTimeoutMs === undefined
-        ? DEFAULT_PENDING_LEASE_MS
-        : parts.upstreamTimeoutMs + PENDING_LEASE_MARGIN_MS,
-    ),
-    rateLimiter: new RateLimiter(db, perMinute(parts.runsPerMinute), clock),
-    runsPerMinute: parts.runsPerMinute,
+    idempotency: gatewayIdempotencyStore(db, clock, parts.upstreamTimeoutMs),
+    rateLimiter: new DatabaseTokenBucket(db, {
+      namespace: "gateway",
+      rule: { limit: parts.runsPerMinute, windowSeconds: 60 },
+      clock,
+    }),
   };
 }
 

@@ -10,7 +10,7 @@ describe("GET /openapi.json", () => {
     const document = await json(await app.request("/openapi.json"));
     expect(document.paths["/v1/run"].post.operationId).toBe("run");
     expect(Object.keys(document.paths["/v1/run"].post.responses).sort()).toEqual(
-      ["200", "400", "401", "402", "404", "409", "429", "502", "504"].sort(),
+      ["200", "400", "401", "402", "404", "409", "422", "429", "502", "504"].sort(),
     );
     expect(document.paths["/v1/inspect"].post.operationId).toBe("inspect");
     expect(document.paths["/v1/inspect"].get.operationId).toBe("inspect_get");

@@ -1,12 +1,10 @@
 import { type Clock, createServiceApp, type Logger, type ServiceApp, systemClock } from "@app/core";
 import { type Database, pingDatabase } from "@app/db";
-import type { Context } from "hono";
-import { API_KEY_HEADER, authenticateRequest } from "./auth/guard.ts";
-import { DEFAULT_RATE_LIMIT } from "./config.ts";
+import { DatabaseFixedWindow, type RateRule } from "@app/edge";
+import { API_KEY_HEADER, apiKeyGuard, type KeyGuard } from "./auth/guard.ts";
+import { DEFAULT_PRESIGN_EXPIRES_SECONDS, DEFAULT_PUBLISH_TIMEOUT_MS, DEFAULT_RATE_LIMIT } from "./config.ts";
 import type { Publishing } from "./contracts/publishing.ts";
 import type { MediaStorage } from "./contracts/storage.ts";
-import type { RateLimit } from "./domain/rate-limit.ts";
-import type { Scope } from "./domain/scopes.ts";
 import { createMediaPreflight } from "./media/preflight/media-preflight.ts";
 import type { RemoteImporter } from "./media/remote-import.ts";
 import { registerConnectionsList } from "./routes/connections_list.ts";
@@ -25,8 +23,6 @@ import { registerPostsSchedule } from "./routes/posts_schedule.ts";
 import { registerStoragePut, STORAGE_PREFIX } from "./routes/storage_put.ts";
 import { registerUploadV1, UPLOAD_V1_PATH } from "./routes/upload_v1.ts";
 import { registerUploadV2 } from "./routes/upload_v2.ts";
-import { LocalDiskStorage } from "./storage/local-disk.ts";
-import { RateLimiter } from "./store/rate-limits.ts";
 
 /** What the publisher app is built from. */
 export type PublisherDeps = {
@@ -36,7 +32,8 @@ export type PublisherDeps = {
   /** The publishing half (its interface): publish-now and cancel. */
   publishing: Publishing;
   clock?: Clock;
-  rateLimit?: RateLimit;
+  /** Requests per key (a fixed window shared by every instance); the spec's 120 a minute by default. */
+  rateLimit?: RateRule;
   publishTimeoutMs?: number;
   presignExpiresSeconds?: number;
   /**
@@ -51,12 +48,11 @@ export type PublisherDeps = {
   importRemoteMedia?: RemoteImporter;
   /**
    * Registers routes built elsewhere (publishing's connect flows) on the app, with the API-key
-   * check they need: the caller's account, or the 401 / 429 / 403 refusal thrown.
+   * check they need as route middleware (the caller's account as `c.var.caller`, or the 401 / 429
+   * / 403 refusal thrown).
    */
-  registerMore?: (app: ServiceApp, authenticate: Authenticate) => void;
+  registerMore?: (app: ServiceApp, keyGuard: KeyGuard) => void;
 };
-
-export type Authenticate = (c: Context, scope: Scope) => Promise<{ accountId: string }>;
 
 /** Routes that stream their own bodies, past the 1 MiB JSON limit: the uploads. */
 const ownsBody = (path: string, method: string) =>
@@ -87,16 +83,20 @@ export function createApp(deps: PublisherDeps): ServiceApp {
     logger: deps.logger,
     storage: deps.storage,
     publishing: deps.publishing,
-    limiter: new RateLimiter(deps.db, deps.rateLimit ?? DEFAULT_RATE_LIMIT, clock),
-    publishTimeoutMs: deps.publishTimeoutMs ?? 25_000,
-    presignExpiresSeconds: deps.presignExpiresSeconds ?? 900,
+    limiter: new DatabaseFixedWindow(deps.db, {
+      namespace: "publisher",
+      rule: deps.rateLimit ?? DEFAULT_RATE_LIMIT,
+      clock,
+    }),
+    publishTimeoutMs: deps.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS,
+    presignExpiresSeconds: deps.presignExpiresSeconds ?? DEFAULT_PRESIGN_EXPIRES_SECONDS,
     tiktokCreator: deps.tiktokCreator,
     mediaPreflight: createMediaPreflight({ storage: deps.storage, importRemote: deps.importRemoteMedia }),
   };
   registerUploadV1(app, routeDeps);
   registerUploadV2(app, routeDeps);
-  if (deps.storage instanceof LocalDiskStorage)
-    registerStoragePut(app, { ...routeDeps, storage: deps.storage });
+  const { selfServedUploads } = deps.storage;
+  if (selfServedUploads) registerStoragePut(app, routeDeps, selfServedUploads);
   registerMediaGet(app, routeDeps);
   registerConnectionsList(app, routeDeps);
   registerGroupsList(app, routeDeps);
@@ -109,6 +109,6 @@ export function createApp(deps: PublisherDeps): ServiceApp {
   registerPostsList(app, routeDeps);
   registerPostsGet(app, routeDeps);
   registerPostsCancel(app, routeDeps);
-  deps.registerMore?.(app, (c, scope) => authenticateRequest(routeDeps, c, scope));
+  deps.registerMore?.(app, (scope) => apiKeyGuard(routeDeps, scope));
   return app;
 }

@@ -8,7 +8,7 @@ export class PublisherError extends defineErrors({
   INVALID_CONNECTION: 400,
   /** A target's platform does not accept the post's content (text-only to YouTube, …). */
   CONTENT_NOT_ACCEPTED: 400,
-  /** The media at a URL of this service was never uploaded (or not completely). */
+  /** The media at a URL of this service is not uploaded (or not completely). */
   MEDIA_NOT_FOUND: 400,
   /** The queue found no free slot within its horizon. */
   NO_SLOTS: 400,

@@ -4,7 +4,6 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import {
   createServiceApp,
-  createTextSealer,
   newId,
   type RunningServer,
   type ServiceApp,
@@ -12,6 +11,7 @@ import {
   systemClock,
 } from "@app/core";
 import type { Database } from "@app/db";
+import type { ApiKeyEnv } from "@app/edge";
 import {
   createSandbox,
   defaultSandboxSettings,
@@ -20,17 +20,20 @@ import {
 } from "@app/sandbox";
 import { silentLogger } from "@app/testkit";
 import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
 import { afterAll, beforeAll } from "vitest";
 import { registerConnectionRoutes } from "../src/connections/routes/index.ts";
+import { createConnectionSealer } from "../src/connections/sealer.ts";
 import type { PostContent } from "../src/contracts/post.ts";
 import type { MediaStorage } from "../src/contracts/storage.ts";
 import { type PublisherDemo, sandboxAdapters, sandboxIdentity, seedDemoPublisher } from "../src/demo.ts";
 import type { Adapters } from "../src/platforms/index.ts";
 import { createPublishing, type PublishingDeps, type PublishingService } from "../src/publishing/index.ts";
+import type { KeyHolder } from "../src/store/accounts.ts";
 import { releaseExpiredClaims } from "../src/store/targets.ts";
 
 export const TEST_SECRET = "publisher-test-token-secret-0123456789abcdef";
-export const testSealer = () => createTextSealer(TEST_SECRET, "publisher.connections");
+export const testSealer = () => createConnectionSealer(TEST_SECRET);
 
 /** The sandbox keeps no state in its database (readiness only pings it, which tests do not call). */
 const noDatabase = { query: async () => [] } as unknown as Database;
@@ -425,7 +428,7 @@ export function gateYouTubeChunks(base: Adapters, holdAt: number[]) {
 
 /**
  * The connect routes alone, on the sandbox's platforms: `authenticate` names the caller's account
- * (throw for a refused key); callbacks go to `publicUrl`.
+ * (throw for a refused key), in place of the API half's key check; callbacks go to `publicUrl`.
  */
 export function connectionRoutesApp(
   db: Database,
@@ -447,7 +450,12 @@ export function connectionRoutesApp(
     adapters,
     publicUrl: options.publicUrl ?? "http://127.0.0.1:3002",
     blueskyIdentity: sandboxIdentity(sandboxUrl, sandboxBluesky(sandboxUrl), adapters),
-    authenticate: options.authenticate,
+    keyGuard: (scope) =>
+      createMiddleware<ApiKeyEnv<KeyHolder>>(async (c, next) => {
+        const { accountId } = await options.authenticate(c);
+        c.set("caller", { keyId: "key_test", accountId, scopes: [scope] });
+        await next();
+      }),
   });
   return app;
 }

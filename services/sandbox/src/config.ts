@@ -1,14 +1,8 @@
 import { type Env, loadConfig, settings, z } from "@app/core";
 import { type BaseServiceConfig, baseSettings, toBaseConfig } from "@app/runtime";
 
-const seconds = (fallback: number) =>
-  z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(400 * 86_400)
-    .default(fallback);
-const count = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000).default(fallback);
+const seconds = (fallback: number) => settings.positiveInt(fallback, 400 * 86_400);
+const count = (fallback: number) => settings.positiveInt(fallback, 1_000_000);
 /** A comma-separated list of absolute http(s) URLs (a redirect URI may use `*` as its port on loopback). */
 const urlList = (fallback: string[]) =>
   z
@@ -44,12 +38,7 @@ const variables = z.object({
   SANDBOX_TIKTOK_PROCESSING_POLLS: z.coerce.number().int().min(0).max(1000).default(1),
   SANDBOX_TIKTOK_PULL_TIMEOUT_SECONDS: seconds(30),
   SANDBOX_BLUESKY_ACCESS_TOKEN_TTL_SECONDS: seconds(7200),
-  SANDBOX_BLUESKY_BLOB_LIMIT_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(2 ** 40)
-    .default(100_000_000),
+  SANDBOX_BLUESKY_BLOB_LIMIT_BYTES: settings.positiveInt(100_000_000, 2 ** 40),
   SANDBOX_BLUESKY_SESSIONS_PER_5_MINUTES: count(30),
   SANDBOX_BLUESKY_REFRESH_GRACE_SECONDS: seconds(7200),
   SANDBOX_PLC_PORT: z.coerce.number().int().min(0).max(65_535).optional(),

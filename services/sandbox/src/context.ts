@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Clock, Logger } from "@app/core";
+import { MemoryFixedWindow } from "@app/edge";
 import type { BlueskyState } from "./bluesky/state.ts";
 import type { SandboxSettings } from "./config.ts";
 import type { GoogleState } from "./google/state.ts";
 import { FaultBook } from "./kit/faults.ts";
 import { OAuthGrants } from "./kit/oauth-grants.ts";
 import type { OperationKit } from "./kit/operations.ts";
-import { RateLimiter } from "./kit/rate-limiter.ts";
 import { RequestLog } from "./kit/request-log.ts";
 import type { TikTokState } from "./tiktok/state.ts";
 
@@ -18,11 +18,45 @@ import type { TikTokState } from "./tiktok/state.ts";
 export type SandboxContext = {
   settings: SandboxSettings;
   kit: OperationKit;
-  limiter: RateLimiter;
+  limits: SandboxLimits;
   google: GoogleState;
   tiktok: TikTokState;
   bluesky: BlueskyState;
 };
+
+/**
+ * The twins' rate limits, one fixed window in memory per limited operation, at the settings'
+ * numbers. Each twin answers a refusal as its platform does (its own status, body and headers).
+ */
+export type SandboxLimits = {
+  /** TikTok creator_info queries, per access token a minute. */
+  tiktokCreatorInfo: MemoryFixedWindow;
+  /** TikTok video and photo inits (one budget for both), per access token a minute. */
+  tiktokInit: MemoryFixedWindow;
+  /** TikTok status fetches, per access token a minute. */
+  tiktokStatus: MemoryFixedWindow;
+  /** YouTube uploads (videos.insert), per OAuth client a day. */
+  youtubeInserts: MemoryFixedWindow;
+  /** Bluesky createSession tries, per PDS and identifier in five minutes. */
+  blueskySessions: MemoryFixedWindow;
+};
+
+function sandboxLimits(settings: SandboxSettings, clock: Clock): SandboxLimits {
+  const perMinute = (limit: number) => new MemoryFixedWindow({ limit, windowSeconds: 60 }, clock);
+  return {
+    tiktokCreatorInfo: perMinute(settings.tiktok.creatorInfoPerMinute),
+    tiktokInit: perMinute(settings.tiktok.initPerMinute),
+    tiktokStatus: perMinute(settings.tiktok.statusPerMinute),
+    youtubeInserts: new MemoryFixedWindow(
+      { limit: settings.google.uploadsPerDay, windowSeconds: 86_400 },
+      clock,
+    ),
+    blueskySessions: new MemoryFixedWindow(
+      { limit: settings.bluesky.sessionsPerFiveMinutes, windowSeconds: 300 },
+      clock,
+    ),
+  };
+}
 
 /** A fresh sandbox: nothing issued, nothing published. */
 export function createSandboxContext(
@@ -33,7 +67,7 @@ export function createSandboxContext(
   return {
     settings,
     kit: { log: new RequestLog(settings.requestLogSize), faults: new FaultBook(), clock, logger },
-    limiter: new RateLimiter(),
+    limits: sandboxLimits(settings, clock),
     google: {
       grants: new OAuthGrants(clock),
       sessions: new Map(),
@@ -62,7 +96,7 @@ export function resetSandboxContext(ctx: SandboxContext): void {
   const fresh = createSandboxContext(ctx.settings, ctx.kit.clock, ctx.kit.logger);
   ctx.kit.log.clear();
   ctx.kit.faults.clear();
-  ctx.limiter.clear();
+  Object.assign(ctx.limits, fresh.limits);
   Object.assign(ctx.google, fresh.google);
   Object.assign(ctx.tiktok, fresh.tiktok);
   Object.assign(ctx.bluesky, fresh.bluesky);

@@ -1,12 +1,12 @@
 import { type Clock, createServiceApp, type Logger, type ServiceApp, systemClock } from "@app/core";
 import { type Database, pingDatabase } from "@app/db";
-import type { RateLimits } from "./domain/rate-limit.ts";
-import { SHOP_KEY_HEADER } from "./routes/shared.ts";
+import { DatabaseFixedWindow } from "@app/edge";
+import type { LimitedAction, RateLimits } from "./config.ts";
+import { type RouteDeps, SHOP_KEY_HEADER } from "./routes/shared.ts";
 import { registerShopAgentAvailability } from "./routes/shop_agent_availability.ts";
 import { registerShopBookingCreate } from "./routes/shop_booking_create.ts";
 import { Scheduler } from "./scheduler.ts";
 import { ShopKeys } from "./store/keys.ts";
-import { RateLimiter } from "./store/rate-limits.ts";
 
 /** What the shop app is built from. */
 export type ShopDeps = { db: Database; logger: Logger; limits: RateLimits; clock?: Clock };
@@ -28,10 +28,12 @@ export function createApp(deps: ShopDeps): ServiceApp {
     name: SHOP_KEY_HEADER,
     description: "A shop API key, created by the shop owner with `npm run shop -- keys create`",
   });
-  const routeDeps = {
+  const limiter = (action: LimitedAction) =>
+    new DatabaseFixedWindow(deps.db, { namespace: `shop.${action}`, rule: deps.limits[action], clock });
+  const routeDeps: RouteDeps = {
     scheduler: new Scheduler(deps.db, clock),
-    keys: new ShopKeys(deps.db),
-    limiter: new RateLimiter(deps.db, deps.limits, clock),
+    keys: new ShopKeys(deps.db, clock),
+    limiters: { read: limiter("read"), booking: limiter("booking") },
   };
   registerShopAgentAvailability(app, routeDeps);
   registerShopBookingCreate(app, routeDeps);

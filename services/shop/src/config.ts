@@ -1,9 +1,9 @@
-import { type Env, loadConfig, z } from "@app/core";
+import { type Env, loadConfig, settings, z } from "@app/core";
+import type { RateRule } from "@app/edge";
 import { type BaseServiceConfig, baseSettings, toBaseConfig } from "@app/runtime";
-import type { RateLimits } from "./domain/rate-limit.ts";
 
-const count = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000).default(fallback);
-const seconds = (fallback: number) => z.coerce.number().int().min(1).max(86_400).default(fallback);
+const count = (fallback: number) => settings.positiveInt(fallback, 1_000_000);
+const seconds = (fallback: number) => settings.positiveInt(fallback, 86_400);
 
 const variables = z.object({
   ...baseSettings("SHOP", 3004),
@@ -12,6 +12,12 @@ const variables = z.object({
   SHOP_BOOKING_LIMIT: count(30),
   SHOP_BOOKING_WINDOW_SECONDS: seconds(600),
 });
+
+/** The limited actions of a shop key: availability reads and booking attempts, each its own limit. */
+export type LimitedAction = "read" | "booking";
+
+/** Per shop key, a fixed window per limited action. */
+export type RateLimits = Record<LimitedAction, RateRule>;
 
 export type ShopConfig = BaseServiceConfig & {
   /** Per shop key: availability reads and booking attempts per fixed window. */

@@ -1,6 +1,6 @@
 import { json, test } from "@app/testkit";
 import { describe, expect } from "vitest";
-import type { RateLimits } from "../src/domain/rate-limit.ts";
+import type { RateLimits } from "../src/config.ts";
 import { ShopKeys } from "../src/store/keys.ts";
 import { availabilityPath, fakeClock, getWithKey, postWithKey, seedShop, shopApp } from "./support.ts";
 

@@ -14,9 +14,18 @@ export type RateDecision =
   | { allowed: false; limit: number; remaining: 0; resetSeconds: number; retryAfterSeconds: number };
 
 /**
- * Counts a request of `subject` against a rule. Implementations: a fixed window and a token
- * bucket on the database (holding across instances), a fixed window in memory (one process).
+ * Counts a request of `subject` against a rule. Implementations: `DatabaseFixedWindow` and
+ * `DatabaseTokenBucket` (on the database, holding across instances), `MemoryFixedWindow` (one
+ * process).
  */
 export interface RateLimiter {
-  take(subject: string): Promise<RateDecision>;
+  /** The rule this limiter applies (for a 429's message and details). */
+  readonly rule: RateRule;
+  /**
+   * Counts one request of `subject` now, or refuses it. Answers synchronously where it can (the
+   * in-memory window always, the token bucket from a lease it holds): callers `await` it, or use
+   * an implementation's narrower type where they must decide synchronously (the sandbox's twins
+   * count inside a streaming parser's callback).
+   */
+  take(subject: string): RateDecision | Promise<RateDecision>;
 }

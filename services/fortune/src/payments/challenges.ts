@@ -1,6 +1,5 @@
 import type { Logger } from "@app/core";
 import type { PaymentRequirements } from "@x402/core/types";
-import type { Context } from "hono";
 import { usdToAtomic } from "../domain/money.ts";
 import { paymentsUnavailable } from "../errors.ts";
 import type { SiwxAuthenticator } from "../identity/siwx.ts";
@@ -8,7 +7,7 @@ import { ChallengeCache } from "./challenge-cache.ts";
 import type { MppRail } from "./mpp-rail.ts";
 import type { Offer } from "./offer.ts";
 import type { Refusal } from "./refusal.ts";
-import { type Challenge, challengeOf, paymentRequired } from "./responses.ts";
+import { type Challenge, challengeOf, PaymentRequiredError } from "./responses.ts";
 import type { X402Rail } from "./x402-rail.ts";
 
 export type ChallengesDeps = {
@@ -41,14 +40,19 @@ export class Challenges {
     }
   }
 
-  /** Answers 402 for an offer; a plain one (no refusal, no sign-in nonce) is reused for a few seconds. */
-  async respond(c: Context, offer: Offer, refused?: Refusal): Promise<Response> {
-    if (refused || offer.siwxReplay) return paymentRequired(c, await this.build(c, offer, refused));
+  /**
+   * The 402 of an offer, to throw (`request` is the one refused, for MPP's challenges); a plain
+   * one (no refusal, no sign-in nonce) is reused for a few seconds.
+   */
+  async paymentRequired(request: Request, offer: Offer, refused?: Refusal): Promise<PaymentRequiredError> {
+    const message = refused?.message ?? `${offer.description}: payment required.`;
+    if (refused || offer.siwxReplay)
+      return new PaymentRequiredError(await this.build(request, offer, refused), message);
     const key = [offer.path, offer.x402?.scheme, offer.x402?.priceUsd, offer.mpp?.priceUsd].join("|");
-    return paymentRequired(c, await this.plain.get(key, () => this.build(c, offer)));
+    return new PaymentRequiredError(await this.plain.get(key, () => this.build(request, offer)), message);
   }
 
-  private async build(c: Context, offer: Offer, refused?: Refusal): Promise<Challenge> {
+  private async build(request: Request, offer: Offer, refused?: Refusal): Promise<Challenge> {
     const accepts = offer.x402 ? [await this.requirements(offer)] : [];
     const extensions = offer.siwxReplay ? await this.deps.siwx.challenge(offer.path) : undefined;
     const x402 = this.deps.x402.paymentRequired({
@@ -58,8 +62,7 @@ export class Challenges {
       error: refused?.reason,
       extensions,
     });
-    const mpp =
-      offer.mpp && this.deps.mpp ? await this.deps.mpp.challenges(c.req.raw, offer.mpp.priceUsd) : [];
+    const mpp = offer.mpp && this.deps.mpp ? await this.deps.mpp.challenges(request, offer.mpp.priceUsd) : [];
     return challengeOf(x402, mpp, refused ? { ...x402, message: refused.message } : undefined);
   }
 }

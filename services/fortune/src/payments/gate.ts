@@ -1,8 +1,8 @@
 import { type Clock, type Logger, requestHeader } from "@app/core";
+import type { IdempotencyStore } from "@app/edge";
 import type { Context } from "hono";
 import { type SiwxAuthenticator, SiwxError, type SiwxIdentity } from "../identity/siwx.ts";
 import type { EntitlementStore } from "../store/entitlements.ts";
-import type { IdempotencyStore } from "../store/idempotency.ts";
 import type { PaymentLedger } from "../store/ledger.ts";
 import { Challenges } from "./challenges.ts";
 import { IdempotencyGuard } from "./idempotency-guard.ts";
@@ -11,6 +11,7 @@ import { PendingMppCharges } from "./mpp-pending-charges.ts";
 import type { MppRail } from "./mpp-rail.ts";
 import type { Offer, PaidHandler } from "./offer.ts";
 import { refusal } from "./refusal.ts";
+import type { PaymentRequiredError } from "./responses.ts";
 import { PendingSettlements } from "./settlements.ts";
 import { SiwxReplay } from "./siwx-replay.ts";
 import { X402Flow } from "./x402-flow.ts";
@@ -32,8 +33,9 @@ export type GateDeps = {
 
 /**
  * The payment gate of every paid route: it sends each request to the flow its headers ask for
- * (a SIWX replay, an x402 payment, an MPP charge) or answers 402 with every way to pay. The
- * flows live in their own modules; this only dispatches.
+ * (a SIWX replay, an x402 payment, an MPP charge) or throws the 402 with every way to pay (a
+ * {@link PaymentRequiredError}, as every refusal of a flow is thrown). The flows live in their own
+ * modules; this only dispatches.
  */
 export class PaymentGate {
   readonly settlements: PendingSettlements;
@@ -80,25 +82,20 @@ export class PaymentGate {
     if (x402Header && offer.x402) return this.x402.pay(c, offer, x402Header, handler);
     if (mppCredential && offer.mpp && this.mppCharge) return this.mppCharge.pay(c, offer, handler);
     await offer.admit?.();
-    return this.challenges.respond(c, offer);
+    throw await this.challenges.paymentRequired(c.req.raw, offer);
   }
 
   /**
-   * The wallet behind a request's SIGN-IN-WITH-X header, signed for `path`, or the 402 to answer
-   * with: the refusal's reason and message, and a fresh sign-in challenge.
+   * The wallet behind a request's SIGN-IN-WITH-X header, signed for `path`; else throws the 402
+   * ({@link PaymentRequiredError}): the refusal's reason and message, and a fresh sign-in challenge.
    */
-  async identify(c: Context, path: string, description: string): Promise<SiwxIdentity | Response> {
+  async identify(c: Context, path: string, description: string): Promise<SiwxIdentity> {
     try {
       return await this.deps.siwx.authenticate(requestHeader(c, "sign-in-with-x"), path);
     } catch (error) {
       if (!(error instanceof SiwxError)) throw error;
       const offer: Offer = { route: "", path, description, siwxReplay: true, request: null };
-      return this.challenges.respond(c, offer, refusal(error.code, error.message));
+      throw await this.challenges.paymentRequired(c.req.raw, offer, refusal(error.code, error.message));
     }
-  }
-
-  /** The 402 of an offer, nothing refused. */
-  challenge(c: Context, offer: Offer): Promise<Response> {
-    return this.challenges.respond(c, offer);
   }
 }

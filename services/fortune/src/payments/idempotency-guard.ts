@@ -1,17 +1,29 @@
-import { createHash } from "node:crypto";
-import { ApiError, requestHeader } from "@app/core";
+import {
+  type IdempotencyLease,
+  type IdempotencyStore,
+  idempotencyKeyOf,
+  idempotencyKeyReused,
+  requestFingerprint,
+  requestInProgress,
+  type StoredResponse,
+} from "@app/edge";
 import type { Context } from "hono";
-import type { IdempotencyStore, StoredResponse } from "../store/idempotency.ts";
+import { keyScope } from "../store/idempotency.ts";
 import type { Offer } from "./offer.ts";
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** A request running under an `Idempotency-Key`: what to do with the key when it ends. */
 export type KeyedRun = {
   key: string;
+  /** Keeps the response for the key's retries (if the key is still this run's). */
   complete(response: StoredResponse): Promise<void>;
   /** Forgets the key, so a retry runs again (nothing was charged). */
   release(): Promise<void>;
+  /**
+   * Holds the key until it is completed or released, whatever the time: called before a payment
+   * is sent, which may land after this request is gone. False when the key is no longer this
+   * run's (its lease ran out and another request took it): nothing may be charged then.
+   */
+  pin(): Promise<boolean>;
 };
 
 /** What a request's `Idempotency-Key` says about it. */
@@ -20,53 +32,58 @@ export type IdempotencyCheck =
   | ({ kind: "run" } & KeyedRun)
   /** The key's request completed: its stored response, and the authorisation that paid for it. */
   | { kind: "replay"; stored: StoredResponse; claimKey: string }
-  /** The key's request has not completed (running elsewhere, or its settlement awaits the chain). */
+  /**
+   * The key's request has not completed (running elsewhere, or its settlement awaits the chain):
+   * the authorisation paying for it, and its run, to finish it on its holder's behalf.
+   */
   | { kind: "in_progress"; claimKey: string; run: KeyedRun };
 
-/** The `Idempotency-Key` step of every paid flow: scoped by route and payer, bound to the request. */
+/**
+ * The `Idempotency-Key` step of every paid flow, on the shared store: scoped by route and payer,
+ * bound to the request's fingerprint, the claim key (the authorisation paying for the request)
+ * kept with the key.
+ */
 export class IdempotencyGuard {
   constructor(private readonly store: IdempotencyStore) {}
 
-  /** Starts a keyed request; throws 400 for a malformed key and 409 for a key reused on another request. */
+  /**
+   * Starts a keyed request; throws the platform's 400 for a malformed key, 422 for a key reused on
+   * another request, and 409 for one whose holder could not be read.
+   */
   async begin(c: Context, offer: Offer, payer: string, claimKey: string): Promise<IdempotencyCheck> {
-    const key = requestHeader(c, "idempotency-key");
+    const key = idempotencyKeyOf(c);
     if (key === undefined) return { kind: "none" };
-    if (!IDEMPOTENCY_KEY.test(key)) {
-      throw new ApiError("BAD_REQUEST", "Idempotency-Key must be 1 to 255 printable ASCII characters.");
+    const begun = await this.store.begin({
+      scope: keyScope(offer.route, payer),
+      key,
+      fingerprint: requestFingerprint(offer.request ?? null),
+      attachment: claimKey,
+    });
+    if (begun.kind === "mismatch") throw idempotencyKeyReused();
+    if (begun.kind === "replay") {
+      return { kind: "replay", stored: begun.response, claimKey: begun.attachment ?? "" };
     }
-    const hash = createHash("sha256")
-      .update(JSON.stringify(offer.request ?? null))
-      .digest("hex");
-    const begun = await this.store.begin(offer.route, key, payer, hash, claimKey);
-    if (begun.kind === "mismatch") {
-      throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request.");
+    if (begun.kind === "in_progress") {
+      if (!begun.pending) throw requestInProgress();
+      return {
+        kind: "in_progress",
+        claimKey: begun.pending.attachment ?? "",
+        run: this.keyedRun(begun.pending.lease),
+      };
     }
-    if (begun.kind === "replay") return { kind: "replay", stored: begun.response, claimKey: begun.claimKey };
-    const run = this.keyedRun(offer.route, key, payer);
-    if (begun.kind === "in_progress") return { kind: "in_progress", claimKey: begun.claimKey, run };
-    return { kind: "run", ...run };
+    return { kind: "run", ...this.keyedRun(begun.lease) };
   }
 
-  private keyedRun(route: string, key: string, payer: string): KeyedRun {
+  private keyedRun(lease: IdempotencyLease): KeyedRun {
     return {
-      key,
-      complete: (response) => this.store.complete(route, key, payer, response),
-      release: () => this.store.release(route, key, payer),
+      key: lease.key,
+      complete: async (response) => {
+        await this.store.complete(lease, response);
+      },
+      release: async () => {
+        await this.store.release(lease);
+      },
+      pin: () => this.store.pin(lease),
     };
   }
-}
-
-/** 409: the key's first request is still running; retry in a moment. */
-export const requestInProgress = () =>
-  new ApiError(
-    "REQUEST_IN_PROGRESS",
-    "A request with this Idempotency-Key is still running.",
-    {},
-    { "Retry-After": "1" },
-  );
-
-/** A stored response, served again. */
-export function storedResponse(c: Context, stored: StoredResponse, replayed = true): Response {
-  const headers = replayed ? { ...stored.headers, "Idempotent-Replayed": "true" } : stored.headers;
-  return c.json(stored.body as object, stored.status as 200, headers);
 }

@@ -1,10 +1,10 @@
 import { type Logger, requestIdOf } from "@app/core";
+import { requestInProgress, type StoredResponse, sendStoredResponse, storedJson } from "@app/edge";
 import type { Context } from "hono";
 import { usdToAtomic } from "../domain/money.ts";
-import type { StoredResponse } from "../store/idempotency.ts";
 import type { PaymentLedger } from "../store/ledger.ts";
 import type { Challenges } from "./challenges.ts";
-import { type IdempotencyGuard, requestInProgress, storedResponse } from "./idempotency-guard.ts";
+import type { IdempotencyGuard } from "./idempotency-guard.ts";
 import type { MppRail } from "./mpp-rail.ts";
 import { type Offer, type PaidHandler, paidContext } from "./offer.ts";
 import { type Refusal, refusal } from "./refusal.ts";
@@ -52,7 +52,7 @@ export class MppChargeFlow {
       // A transaction on chain is public: only a signed one not broadcast yet proves its payer asks.
       if (!(await this.deps.mpp.isUnspent(credential))) return this.refuse(c, offer, NOT_FRESH);
       if (keyed.kind === "in_progress") throw requestInProgress();
-      return storedResponse(c, keyed.stored);
+      return sendStoredResponse(c, keyed.stored, true);
     }
     const run = keyed.kind === "run" ? keyed : undefined;
     let paymentId: string | undefined;
@@ -61,6 +61,7 @@ export class MppChargeFlow {
       await offer.admit?.();
       const body = await handler(paidContext(payer, "mpp").context);
       const priceAtomic = usdToAtomic(price);
+      const response = storedJson(200, body, { "Cache-Control": "private" });
       // Recorded, with the response it buys, before the charge is sent: if the process dies once
       // the charge has landed, the reconciler finds it on chain and the payer's key gets its answer.
       paymentId = await this.deps.ledger.chargePending({
@@ -74,13 +75,15 @@ export class MppChargeFlow {
         authorizedAtomic: priceAtomic,
         settledAtomic: priceAtomic,
         reference: credential.credentialId,
-        response: { status: 200, body, headers: { "Cache-Control": "private" } },
+        response,
         idempotencyKey: run?.key,
       });
       if (!paymentId) {
         await run?.release();
         return this.refuse(c, offer, ALREADY_PRESENTED);
       }
+      // The charge may land after this request is gone: its key waits for the chain from here.
+      if (run && !(await run.pin())) throw requestInProgress();
       sent = true;
       const outcome = await this.deps.mpp.charge(c.req.raw, price);
       if (outcome.kind === "refused") {
@@ -90,12 +93,11 @@ export class MppChargeFlow {
       }
       await this.deps.ledger.settled(paymentId, priceAtomic, outcome.reference, { delivered: true });
       const paid: StoredResponse = {
-        status: 200,
-        body,
-        headers: { ...outcome.receiptHeaders, "Cache-Control": "private" },
+        ...response,
+        headers: { ...outcome.receiptHeaders, ...response.headers },
       };
       await run?.complete(paid);
-      return storedResponse(c, paid, false);
+      return sendStoredResponse(c, paid, false);
     } catch (error) {
       // Before the charge was sent nothing was taken: the key is free again (and the recorded
       // charge failed). Once sent, it may have landed whatever went wrong: the payment stays
@@ -113,7 +115,8 @@ export class MppChargeFlow {
     }
   }
 
-  private refuse(c: Context, offer: Offer, refused: Refusal): Promise<Response> {
-    return this.deps.challenges.respond(c, offer, refused);
+  /** Throws the 402 refusing this payment (as a rejected promise: `return this.refuse(…)` in a `try` skips its `catch`). */
+  private async refuse(c: Context, offer: Offer, refused: Refusal): Promise<never> {
+    throw await this.deps.challenges.paymentRequired(c.req.raw, offer, refused);
   }
 }

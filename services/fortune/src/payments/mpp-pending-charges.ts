@@ -1,6 +1,6 @@
 import type { Clock, Logger } from "@app/core";
+import type { StoredResponse } from "@app/edge";
 import { Receipt } from "mppx";
-import type { StoredResponse } from "../store/idempotency.ts";
 import type { PaymentLedger, PaymentRecord } from "../store/ledger.ts";
 import type { MppRail } from "./mpp-rail.ts";
 
@@ -19,7 +19,7 @@ export type PendingMppChargesDeps = {
  * the charge was sent, and never marked settled: the process died between the charge and the
  * ledger write, or the write failed. The chain says which: the charge's transaction succeeded
  * (settled, and the response goes to the payer's `Idempotency-Key`), reverted (failed), or is
- * still unknown after {@link MPP_CHARGE_GIVE_UP_MS} (failed: it was never broadcast).
+ * still unknown after {@link MPP_CHARGE_GIVE_UP_MS} (failed: it did not go out).
  */
 export class PendingMppCharges {
   constructor(private readonly deps: PendingMppChargesDeps) {}

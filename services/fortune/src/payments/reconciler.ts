@@ -1,5 +1,5 @@
 import type { Clock, Logger } from "@app/core";
-import type { IdempotencyStore } from "../store/idempotency.ts";
+import type { IdempotencyStore } from "@app/edge";
 import type { PaymentLedger, PaymentRecord } from "../store/ledger.ts";
 import type { PendingMppCharges } from "./mpp-pending-charges.ts";
 import type { PendingSettlements } from "./settlements.ts";
@@ -38,19 +38,19 @@ export class PaymentReconciler {
     }
     let keys = 0;
     for (const pending of await this.deps.idempotency.pendingSince(new Date(now - SETTLE_GRACE_MS))) {
-      const payment = await this.deps.ledger.byClaimKey(pending.claimKey);
+      // The key's attachment is the claim key of the authorisation paying for its request.
+      const payment = pending.attachment ? await this.deps.ledger.byClaimKey(pending.attachment) : undefined;
       const stored = payment?.state === "settled" ? this.finisherOf(payment)?.responseOf(payment) : undefined;
       if (stored) {
-        await this.deps.idempotency.complete(pending.route, pending.key, pending.payer, stored);
-        keys += 1;
+        // On its holder's behalf (its lease): a key taken over meanwhile is left to its new holder.
+        if (await this.deps.idempotency.complete(pending.lease, stored)) keys += 1;
       } else if (
         (!payment || payment.state === "failed" || payment.state === "canceled") &&
-        pending.createdAt.getTime() < now - ABANDONED_KEY_MS
+        pending.startedAt.getTime() < now - ABANDONED_KEY_MS
       ) {
         // Freed only when nothing was charged for it: a key whose payment settled or may still
         // settle keeps answering 409 until the chain says which.
-        await this.deps.idempotency.release(pending.route, pending.key, pending.payer);
-        keys += 1;
+        if (await this.deps.idempotency.release(pending.lease)) keys += 1;
       }
     }
     return { payments, keys };

@@ -1,7 +1,7 @@
 import type { Clock, Logger } from "@app/core";
+import type { StoredResponse } from "@app/edge";
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { EntitlementStore } from "../store/entitlements.ts";
-import type { StoredResponse } from "../store/idempotency.ts";
 import type { PaymentLedger, PaymentRecord } from "../store/ledger.ts";
 import type { X402Rail } from "./x402-rail.ts";
 
@@ -61,7 +61,7 @@ export class PendingSettlements {
     await this.deps.onPaymentFailed(payment.id);
     this.deps.logger.warn(
       log,
-      interrupted ? "an interrupted payment was never settled" : "a pending settlement failed",
+      interrupted ? "an interrupted payment went unsettled" : "a pending settlement failed",
     );
     return interrupted ? "canceled" : "failed";
   }

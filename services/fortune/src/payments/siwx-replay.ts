@@ -13,7 +13,8 @@ export type SiwxReplayDeps = {
 
 /**
  * A free replay of a route its wallet paid for once, proven by a SIGN-IN-WITH-X signature. Returns
- * undefined to let a payment the request also carries go ahead instead.
+ * undefined to let a payment the request also carries go ahead instead; without one, a signature
+ * that fails or a wallet that has not paid is refused with the 402 (thrown).
  */
 export class SiwxReplay {
   constructor(private readonly deps: SiwxReplayDeps) {}
@@ -30,12 +31,12 @@ export class SiwxReplay {
       wallet = (await this.deps.siwx.authenticate(header, offer.path)).wallet;
     } catch (error) {
       if (!(error instanceof SiwxError) || hasPayment) return undefined;
-      return this.deps.challenges.respond(c, offer, refusal(error.code, error.message));
+      throw await this.deps.challenges.paymentRequired(c.req.raw, offer, refusal(error.code, error.message));
     }
     if (!(await this.deps.entitlements.has(wallet, offer.route))) {
       if (hasPayment) return undefined;
       const notEntitled = refusal("not_entitled", "This wallet has not paid for this route yet.");
-      return this.deps.challenges.respond(c, offer, notEntitled);
+      throw await this.deps.challenges.paymentRequired(c.req.raw, offer, notEntitled);
     }
     const body = await handler(paidContext(wallet, "siwx").context);
     c.header("Cache-Control", "private");

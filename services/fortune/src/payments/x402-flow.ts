@@ -1,19 +1,14 @@
 import { type Logger, requestIdOf } from "@app/core";
+import { requestInProgress, type StoredResponse, sendStoredResponse, storedJson } from "@app/edge";
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequirements, SettleResponse } from "@x402/core/types";
 import type { Context } from "hono";
 import { FortuneError, paymentsUnavailable, RETRY_PAYMENT_SECONDS } from "../errors.ts";
 import type { EntitlementStore } from "../store/entitlements.ts";
-import type { StoredResponse } from "../store/idempotency.ts";
 import type { PaymentLedger } from "../store/ledger.ts";
 import type { Challenges } from "./challenges.ts";
 import { ChargeMeter } from "./charge-meter.ts";
-import {
-  type IdempotencyGuard,
-  type KeyedRun,
-  requestInProgress,
-  storedResponse,
-} from "./idempotency-guard.ts";
+import type { IdempotencyGuard, KeyedRun } from "./idempotency-guard.ts";
 import { type Offer, type PaidHandler, paidContext } from "./offer.ts";
 import { isRefusal, type Refusal, refusal } from "./refusal.ts";
 import type { PendingSettlements } from "./settlements.ts";
@@ -61,7 +56,7 @@ export class X402Flow {
       }
       if (keyed.kind === "in_progress")
         return this.resume(c, offer, keyed.claimKey, keyed.run, sameAuthorization);
-      if (!sameAuthorization) return storedResponse(c, keyed.stored);
+      if (!sameAuthorization) return sendStoredResponse(c, keyed.stored, true);
       return this.redeemOnce(c, offer, keyed.claimKey, keyed.stored);
     }
     const run = keyed.kind === "run" ? keyed : undefined;
@@ -87,7 +82,7 @@ export class X402Flow {
   private async redeemOnce(c: Context, offer: Offer, claimKey: string, stored: StoredResponse) {
     const payment = await this.deps.ledger.byClaimKey(claimKey);
     if (!payment || !(await this.deps.ledger.deliver(payment.id))) return this.refuse(c, offer, NOT_FRESH);
-    return storedResponse(c, stored);
+    return sendStoredResponse(c, stored, true);
   }
 
   private async payAnew(
@@ -159,6 +154,8 @@ export class X402Flow {
       amount = upto ? meter.charged : maxAtomic;
       if (amount <= 0n) throw new Error(`${offer.route}: an upto handler must charge more than zero`);
       for (const hook of beforeSettle) await hook(paymentId);
+      // The settlement may land after this request is gone: its key waits for the chain from here.
+      if (run && !(await run.pin())) throw requestInProgress();
     } catch (error) {
       await this.deps.ledger.canceled(paymentId, error instanceof Error ? error.message : "handler failed");
       await this.deps.onPaymentFailed(paymentId);
@@ -166,7 +163,7 @@ export class X402Flow {
       throw error;
     }
 
-    const response: StoredResponse = { status: 200, body, headers: { "Cache-Control": "private" } };
+    const response = storedJson(200, body, { "Cache-Control": "private" });
     await this.deps.ledger.prepared(paymentId, amount, response);
     const settlement = await this.deps.x402
       .settle(payment.payload, expected, amount)
@@ -202,7 +199,7 @@ export class X402Flow {
       headers: { ...response.headers, "PAYMENT-RESPONSE": encodePaymentResponseHeader(settlement) },
     };
     await run?.complete(paid);
-    return storedResponse(c, paid, false);
+    return sendStoredResponse(c, paid, false);
   }
 
   /**
@@ -225,7 +222,7 @@ export class X402Flow {
       if (stored) {
         await run?.complete(stored);
         const redeemed = await this.deps.ledger.deliver(payment.id);
-        if (redeemed || !sameAuthorization) return storedResponse(c, stored, false);
+        if (redeemed || !sameAuthorization) return sendStoredResponse(c, stored, false);
       }
     }
     if (payment && state === "pending") throw settlementPending(payment.id, payment.reference);
@@ -241,8 +238,9 @@ export class X402Flow {
     return this.refuse(c, offer, ALREADY_USED);
   }
 
-  private refuse(c: Context, offer: Offer, refused: Refusal): Promise<Response> {
-    return this.deps.challenges.respond(c, offer, refused);
+  /** Throws the 402 refusing this payment (as a rejected promise: `return this.refuse(…)` in a `try` skips its `catch`). */
+  private async refuse(c: Context, offer: Offer, refused: Refusal): Promise<never> {
+    throw await this.deps.challenges.paymentRequired(c.req.raw, offer, refused);
   }
 }
 

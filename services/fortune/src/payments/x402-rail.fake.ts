@@ -146,7 +146,7 @@ export async function signedPaymentHeader(
           },
         };
   const fields = authorization.fields as Record<string, unknown>;
-  fields.signature = await account.signTypedData(signedTypedData(authorization, accepted) as never);
+  fields.signature = await account.signTypedData(signedTypedData(authorization, accepted));
   tamper(fields);
   return encodePaymentSignatureHeader({ x402Version: 2, accepted, payload: fields });
 }

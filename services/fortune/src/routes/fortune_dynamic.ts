@@ -55,6 +55,6 @@ export function registerFortuneDynamic(app: FortuneApp, deps: RouteDeps): void {
         );
         return { fortune: sentences.join(" "), category, depth, price };
       },
-    ) as never;
+    );
   });
 }

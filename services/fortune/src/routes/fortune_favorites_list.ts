@@ -21,7 +21,6 @@ export function registerFortuneFavoritesList(app: FortuneApp, deps: RouteDeps): 
   });
   app.openapi(route, async (c) => {
     const identity = await deps.gate.identify(c, route.path, "Your saved fortunes");
-    if (identity instanceof Response) return identity as never;
     const favorites = await deps.favorites.list(identity.wallet);
     return c.json(
       {

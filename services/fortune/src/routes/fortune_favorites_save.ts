@@ -28,7 +28,6 @@ export function registerFortuneFavoritesSave(app: FortuneApp, deps: RouteDeps): 
   app.openapi(route, async (c) => {
     const { fortune } = c.req.valid("json");
     const identity = await deps.gate.identify(c, route.path, "Save a fortune");
-    if (identity instanceof Response) return identity as never;
     const saved = await deps.favorites.save(identity.wallet, fortune);
     if (saved.kind === "limit") {
       throw new FortuneError("FAVORITES_LIMIT", `A wallet keeps at most ${MAX_FAVORITES} favorites.`, {

@@ -36,10 +36,10 @@ export function registerFortuneLlm(
     const { prompt } = c.req.valid("json");
     const request = withJsonBody(c, { prompt });
     const result = await deps.mpp.session(request);
-    if (result.status === 402) return result.challenge as never;
+    if (result.status === 402) return result.challenge;
     const reply = (await deps.writer.reply(prompt, 60)).join("");
     const response = result.withReceipt(c.json({ prompt, reply, charged: PRICES.llmUnit }, 200));
     await deps.sessionBilling.billRequest("fortune_llm", request, response, PRICES.llmUnit);
-    return response as never;
+    return response;
   });
 }

@@ -1,6 +1,7 @@
 import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
+import { rateLimitedError } from "@app/edge";
 import { PREMIUM_CATEGORIES, PRICES, premiumCharge } from "../domain/pricing.ts";
-import { FortuneError } from "../errors.ts";
+import type { PremiumRefusal } from "../domain/rate-limit.ts";
 import { type FortuneApp, PAID_RESPONSES, paymentInfo, type RouteDeps } from "./shared.ts";
 
 const PremiumRequest = z.object({ category: z.enum(PREMIUM_CATEGORIES) }).openapi("PremiumRequest");
@@ -8,12 +9,12 @@ const PremiumFortune = z
   .object({ fortune: z.string(), category: z.enum(PREMIUM_CATEGORIES), charged: z.string() })
   .openapi("PremiumFortune");
 
-const rateLimited = (category: string, retryAfterSeconds: number) =>
-  new FortuneError(
-    "RATE_LIMITED",
+/** The platform's 429 (with `Retry-After` and the `RateLimit-*` headers) for a category's limit. */
+const rateLimited = (category: string, decision: PremiumRefusal) =>
+  rateLimitedError(
+    decision,
     `The ${category} category has had its premium fortunes for now; try another category.`,
-    { category, retryAfterSeconds },
-    { "Retry-After": String(retryAfterSeconds) },
+    { category },
   );
 
 /**
@@ -50,7 +51,7 @@ export function registerFortunePremium(app: FortuneApp, deps: RouteDeps): void {
         request: { category },
         async admit() {
           const decision = await deps.premium.check(category);
-          if (!decision.allowed) throw rateLimited(category, decision.retryAfterSeconds);
+          if (!decision.allowed) throw rateLimited(category, decision);
         },
       },
       async (ctx) => {
@@ -58,11 +59,10 @@ export function registerFortunePremium(app: FortuneApp, deps: RouteDeps): void {
         ctx.charge(charged);
         ctx.beforeSettle(async (paymentId) => {
           const reserved = await deps.premium.reserve(category, paymentId);
-          if (!("id" in reserved) && !reserved.allowed)
-            throw rateLimited(category, reserved.retryAfterSeconds);
+          if (!("id" in reserved)) throw rateLimited(category, reserved);
         });
         return { fortune: await deps.writer.fortune(category), category, charged };
       },
-    ) as never;
+    );
   });
 }

@@ -18,7 +18,6 @@ export function registerFortuneProfile(app: FortuneApp, deps: RouteDeps): void {
   });
   app.openapi(route, async (c) => {
     const identity = await deps.gate.identify(c, route.path, "Your verified wallet identity");
-    if (identity instanceof Response) return identity as never;
     return c.json(
       { wallet: identity.wallet, chainId: identity.chainId, verifiedAt: identity.verifiedAt.toISOString() },
       200,

@@ -53,6 +53,6 @@ export function registerFortuneStream(
         await deps.sessionBilling.billStream("fortune_stream", request, sent, PRICES.streamUnit);
       }
     });
-    return (result.status === 402 ? result.challenge : result.response) as never;
+    return result.status === 402 ? result.challenge : result.response;
   });
 }

@@ -1,12 +1,13 @@
 import type { Clock, Logger } from "@app/core";
 import type { Database } from "@app/db";
 import { purgeExpiredEntries } from "@app/payments";
-import { IdempotencyStore } from "./idempotency.ts";
+import { fortuneIdempotencyStore } from "./idempotency.ts";
 
 /**
  * Deletes what can never be used again: spent SIWX nonces past their expiry, MPP replay
  * markers whose challenge has expired (a credential for it is refused as expired
- * anyway), and responses stored for `Idempotency-Key` retries past their 24 hours.
+ * anyway), and responses stored for `Idempotency-Key` retries past their 24 hours (with keys
+ * whose lease ran out as long ago; keys pinned while a payment awaits the chain stay).
  * Returns how many rows went.
  */
 export async function purgeExpired(
@@ -17,7 +18,7 @@ export async function purgeExpired(
     now,
   ]);
   const replayMarkers = await purgeExpiredEntries(db, "fortune.mpp_store", now);
-  const storedResponses = await new IdempotencyStore(db).purgeExpired(now);
+  const storedResponses = await fortuneIdempotencyStore(db, { now: () => now }).purgeExpired(now);
   return { nonces: nonces.length, replayMarkers, storedResponses };
 }
 

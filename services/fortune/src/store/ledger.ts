@@ -1,7 +1,7 @@
 import { newId } from "@app/core";
 import type { Queryable } from "@app/db";
+import type { StoredResponse } from "@app/edge";
 import type { AuthorizationFacts } from "@app/payments";
-import type { StoredResponse } from "./idempotency.ts";
 
 /**
  * Where a payment stands: `verified` (claimed, handler running), `pending` (settlement broadcast,
@@ -27,7 +27,10 @@ export type PaymentRecord = {
   idempotencyKey: string | null;
   /** The authorisation's public facts (x402), to ask the chain about it later. */
   authorizationFacts: AuthorizationFacts | null;
-  /** The response a `pending` payment bought, served to the payer's retry once the chain confirms. */
+  /**
+   * The response a `pending` payment bought (its body as the text to send), served to the payer's
+   * retry once the chain confirms.
+   */
   response: StoredResponse | null;
   /** Whether settling it makes its payer a member of the route (SIWX replay). */
   grantsEntitlement: boolean;
@@ -138,7 +141,7 @@ export class PaymentLedger {
     );
   }
 
-  /** Records a verified payment that was never settled because the handler refused the request. */
+  /** Records a verified payment left unsettled because the handler refused the request. */
   async canceled(id: string, reason: string): Promise<void> {
     await this.db.query(
       `UPDATE fortune.payments SET state = 'canceled', failure_reason = $2, updated_at = now() WHERE id = $1`,

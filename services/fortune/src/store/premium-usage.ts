@@ -1,7 +1,8 @@
 import type { Clock } from "@app/core";
 import { newId } from "@app/core";
 import type { Database } from "@app/db";
-import { decideLimit, type LimitDecision, type PremiumLimit } from "../domain/rate-limit.ts";
+import type { RateDecision } from "@app/edge";
+import { decideLimit, type PremiumLimit, type PremiumRefusal } from "../domain/rate-limit.ts";
 
 /**
  * Successful premium fortunes per category in a rolling window, shared through the
@@ -15,7 +16,7 @@ export class PremiumUsage {
   ) {}
 
   /** Whether one more premium fortune of this category is allowed now (the check before any 402). */
-  async check(category: string): Promise<LimitDecision> {
+  async check(category: string): Promise<RateDecision> {
     const now = this.clock.now();
     const uses = await this.usesInWindow(this.db, category, now);
     return decideLimit(uses, this.limit, now);
@@ -25,7 +26,7 @@ export class PremiumUsage {
    * Takes one use atomically (serialised per category across instances): returns
    * the use's id, or the refusal when the window is full.
    */
-  async reserve(category: string, paymentId: string): Promise<{ id: string } | LimitDecision> {
+  async reserve(category: string, paymentId: string): Promise<{ id: string } | PremiumRefusal> {
     return this.db.transaction(async (tx) => {
       await tx.query("SELECT pg_advisory_xact_lock(hashtext('fortune.premium:' || $1))", [category]);
       const now = this.clock.now();

@@ -4,7 +4,7 @@
  * stayed pending until it was freed, so a retry paid again. The charge is now recorded `pending`
  * with the response it buys before it is sent, and the reconciler finishes it from the chain.
  */
-import { json, test } from "@app/testkit";
+import { test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { MPP_CHARGE_GIVE_UP_MS } from "../../src/payments/mpp-pending-charges.ts";
 import type { MppRail } from "../../src/payments/mpp-rail.ts";
@@ -61,7 +61,7 @@ const pay = (key: string) => ({
 const age = (minutes: number) =>
   `UPDATE fortune.payments SET updated_at = now() - interval '${minutes} minutes',
      created_at = now() - interval '${minutes} minutes';
-   UPDATE fortune.idempotent_responses SET created_at = now() - interval '${minutes} minutes';`;
+   UPDATE edge.idempotency_keys SET created_at = now() - interval '${minutes} minutes';`;
 
 describe("AUDIT: a process that dies after an MPP charge lands", () => {
   test("the charge is on the ledger, and the payer's retry with the same key gets what it bought without paying again", async ({
@@ -79,7 +79,7 @@ describe("AUDIT: a process that dies after an MPP charge lands", () => {
       payer: PAYER,
       idempotencyKey: "mpp-crash-1",
     });
-    expect(recorded?.response?.body).toHaveProperty("fortune");
+    expect(JSON.parse(recorded?.response?.body ?? "null")).toHaveProperty("fortune");
 
     // A new process, a minute later: the reconciler asks the chain.
     mpp.die = false;
@@ -89,7 +89,7 @@ describe("AUDIT: a process that dies after an MPP charge lands", () => {
 
     const retry = await app.request("/api/fortune", pay("mpp-crash-1"));
     expect(retry.status).toBe(200);
-    expect(await json(retry)).toEqual(recorded?.response?.body);
+    expect(await retry.text()).toBe(recorded?.response?.body);
     expect(retry.headers.get("payment-receipt")).toBeTruthy();
     expect(mpp.charges).toBe(1);
   });

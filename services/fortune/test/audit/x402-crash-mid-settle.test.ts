@@ -49,7 +49,7 @@ describe("AUDIT: a process killed mid-settlement", () => {
 
     // A new process: 6 minutes later the reconciler finds the authorisation used on chain.
     await db.exec(`UPDATE fortune.payments SET updated_at = now() - interval '6 minutes';
-      UPDATE fortune.idempotent_responses SET created_at = now() - interval '6 minutes';`);
+      UPDATE edge.idempotency_keys SET created_at = now() - interval '6 minutes';`);
     rail.hang = false;
     rail.chainSays = "settled";
     await reconciler.sweep();
@@ -72,7 +72,7 @@ describe("AUDIT: a process killed mid-settlement", () => {
     await expect.poll(() => rail.settlements).toBe(1);
 
     await db.exec(`UPDATE fortune.payments SET updated_at = now() - interval '11 minutes';
-      UPDATE fortune.idempotent_responses SET created_at = now() - interval '11 minutes';`);
+      UPDATE edge.idempotency_keys SET created_at = now() - interval '11 minutes';`);
     rail.hang = false;
     rail.chainSays = "settled";
     await reconciler.sweep();

@@ -13,7 +13,7 @@ import type { RouteDeps } from "../../src/routes/shared.ts";
 import { fortuneService } from "../../src/service.ts";
 import { EntitlementStore } from "../../src/store/entitlements.ts";
 import { FavoritesStore } from "../../src/store/favorites.ts";
-import { IdempotencyStore } from "../../src/store/idempotency.ts";
+import { fortuneIdempotencyStore } from "../../src/store/idempotency.ts";
 import { PaymentLedger } from "../../src/store/ledger.ts";
 import { PremiumUsage } from "../../src/store/premium-usage.ts";
 import { LocalFortuneWriter } from "../../src/text/local-writer.ts";
@@ -30,7 +30,7 @@ export type GateHarness = {
 export async function gateOn(db: Database, rail: FakeX402Rail, mpp?: MppRail): Promise<GateHarness> {
   await migrateService(fortuneService, db);
   await db.exec(`DELETE FROM fortune.entitlements; DELETE FROM fortune.premium_usage;
-    DELETE FROM fortune.idempotent_responses; DELETE FROM fortune.payments;`);
+    DELETE FROM edge.idempotency_keys WHERE namespace = 'fortune'; DELETE FROM fortune.payments;`);
   const origin = () => new URL("http://fortune.test");
   const clock = systemClock;
   const logger = silentLogger();
@@ -41,7 +41,7 @@ export async function gateOn(db: Database, rail: FakeX402Rail, mpp?: MppRail): P
     nonceSecret: "test-nonce-secret",
   });
   const ledger = new PaymentLedger(db);
-  const idempotency = new IdempotencyStore(db);
+  const idempotency = fortuneIdempotencyStore(db, clock);
   const premium = new PremiumUsage(db, { perCategory: 3, windowMs: 86_400_000 }, clock);
   const gate = new PaymentGate({
     x402: rail,

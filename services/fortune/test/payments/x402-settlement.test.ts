@@ -208,7 +208,7 @@ describe("a settlement the chain has not confirmed is pending, never failed", ()
     ).toBe(503);
     // As if the request were long gone: the reconciler looks at rows idle for a while.
     await db.query("UPDATE fortune.payments SET updated_at = now() - interval '1 minute'");
-    await db.query("UPDATE fortune.idempotent_responses SET created_at = now() - interval '1 minute'");
+    await db.query("UPDATE edge.idempotency_keys SET created_at = now() - interval '1 minute'");
 
     rail.chainSays = "settled";
     expect(await reconciler.sweep()).toEqual({ payments: 1, keys: 1 });

@@ -1,6 +1,10 @@
 import { ApiError, type ErrorBody, z } from "@app/core";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { normalizeObjectSchema, safeParseAsync } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+import {
+  type AnySchema,
+  normalizeObjectSchema,
+  safeParseAsync,
+} from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { RunInputSchema } from "../domain/tool-input.ts";
 import type { ToolRegistry } from "../registry/registry.ts";
@@ -38,10 +42,17 @@ const RUN_ARGUMENTS = z
   })
   .strict();
 
+/** An object schema as the SDK normalises it (it has one for any object schema). */
+function sdkObjectSchema(schema: z.ZodObject): AnySchema {
+  const normalized = normalizeObjectSchema(schema);
+  if (!normalized) throw new Error("The SDK normalised no schema from an object schema.");
+  return normalized;
+}
+
 /** The object schemas the SDK validates arguments with, made the SDK's way, for the direct path. */
 const ARGUMENT_SCHEMAS = {
-  inspect: normalizeObjectSchema(INSPECT_ARGUMENTS),
-  run: normalizeObjectSchema(RUN_ARGUMENTS),
+  inspect: sdkObjectSchema(INSPECT_ARGUMENTS),
+  run: sdkObjectSchema(RUN_ARGUMENTS),
 };
 
 export type McpToolName = keyof typeof ARGUMENT_SCHEMAS;
@@ -147,7 +158,7 @@ export async function callToolDirectly(
   name: McpToolName,
   args: Record<string, unknown> | undefined,
 ): Promise<string | undefined> {
-  const parsed = await safeParseAsync(ARGUMENT_SCHEMAS[name] as never, args ?? {});
+  const parsed = await safeParseAsync(ARGUMENT_SCHEMAS[name], args ?? {});
   if (!parsed.success) return undefined;
   try {
     if (name === "inspect") {

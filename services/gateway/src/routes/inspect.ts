@@ -27,7 +27,7 @@ export function registerInspect(app: GatewayApp, deps: GatewayDeps): void {
     summary: "Inspect a tool",
     description: DESCRIPTION,
     security: GATEWAY_KEY_SECURITY,
-    middleware: [gatewayKeyGuard(deps)],
+    middleware: gatewayKeyGuard(deps),
     request: { body: { required: true, content: { "application/json": { schema: InspectBodySchema } } } },
     responses,
   });
@@ -41,7 +41,7 @@ export function registerInspect(app: GatewayApp, deps: GatewayDeps): void {
     summary: "Inspect a tool (query string)",
     description: DESCRIPTION,
     security: GATEWAY_KEY_SECURITY,
-    middleware: [gatewayKeyGuard(deps)],
+    middleware: gatewayKeyGuard(deps),
     request: { query: InspectQuerySchema },
     responses,
   });

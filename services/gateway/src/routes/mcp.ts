@@ -4,10 +4,9 @@ import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
 import { callToolDirectly, createMcpServer, type McpCallContext, type McpToolName } from "../mcp/server.ts";
-import { authenticate } from "../runner/authenticate.ts";
 import type { GatewayDeps } from "../runner/deps.ts";
 import { UPSTREAM_KEY_HEADER } from "./run.ts";
-import type { GatewayApp } from "./shared.ts";
+import { type GatewayApp, gatewayKeyGuard } from "./shared.ts";
 
 /** The MCP endpoint's path. */
 export const MCP_PATH = "/mcp";
@@ -20,8 +19,8 @@ export const MCP_PATH = "/mcp";
  * or a stateless transport cannot be shared across requests), answering JSON (no SSE stream).
  */
 export function registerMcp(app: GatewayApp, deps: GatewayDeps): void {
-  app.on(["GET", "POST", "DELETE"], MCP_PATH, async (c) => {
-    const caller = await authenticate(deps.keys, requestHeader(c, "authorization"));
+  app.on(["GET", "POST", "DELETE"], MCP_PATH, gatewayKeyGuard(deps), async (c) => {
+    const { caller } = c.var;
     if (c.req.method !== "POST") {
       return c.json(
         {

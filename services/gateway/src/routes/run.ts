@@ -1,4 +1,5 @@
-import { createRoute, errorResponseSpec, jsonResponse, requestHeader } from "@app/core";
+import { createRoute, errorResponseSpec, jsonResponse, jsonTextOf, requestHeader, type z } from "@app/core";
+import { idempotencyKeyOf, type StoredResponse, sendStoredResponse, storedJsonText } from "@app/edge";
 import type { Context } from "hono";
 import type { GatewayDeps } from "../runner/deps.ts";
 import { runIdempotently } from "../runner/idempotent-run.ts";
@@ -6,7 +7,6 @@ import { type RunAnswer, type RunProgress, type RunRequest, runTool } from "../r
 import { RunBodySchema, RunEnvelopeSchema } from "./schemas.ts";
 import {
   COMMON_RESPONSES,
-  callerOf,
   GATEWAY_KEY_SECURITY,
   type GatewayApp,
   gatewayKeyGuard,
@@ -17,12 +17,15 @@ import {
 export const UPSTREAM_KEY_HEADER = "x-upstream-key";
 
 /**
- * The 200 of a run: its envelope's JSON text as it was built (the upstream's output spliced in,
- * not serialised again); the route's schema documents it.
+ * A run's answer as JSON text: the 200 of its envelope as it was built (the upstream's output
+ * spliced in, not serialised again), or a stored answer replayed byte for byte; the route's
+ * schema documents it.
  */
-function envelopeResponse(c: Context, answer: RunAnswer): never {
-  return c.body(answer.json, 200, { "Content-Type": "application/json" }) as never;
+function sendText(c: Context, response: StoredResponse, replayed = false) {
+  return jsonTextOf<z.infer<typeof RunEnvelopeSchema>>(sendStoredResponse(c, response, replayed));
 }
+
+const envelopeResponse = (c: Context, answer: RunAnswer) => sendText(c, storedJsonText(200, answer.json));
 
 /** POST /v1/run: runs a registered tool on the caller's behalf and answers the run envelope. */
 export function registerRun(app: GatewayApp, deps: GatewayDeps): void {
@@ -35,13 +38,18 @@ export function registerRun(app: GatewayApp, deps: GatewayDeps): void {
     description:
       "Runs the named tool with `input`. Whenever the upstream answered, the answer is 200 with the run envelope, the upstream's status in `upstream.status` (its 4xx and 5xx included). Send the upstream key in `X-Upstream-Key`; send `Idempotency-Key` to make retries safe.",
     security: GATEWAY_KEY_SECURITY,
-    middleware: [gatewayKeyGuard(deps)],
+    middleware: gatewayKeyGuard(deps),
     request: { body: { required: true, content: { "application/json": { schema: RunBodySchema } } } },
     responses: {
       200: jsonResponse(RunEnvelopeSchema, "The upstream answered: the run envelope"),
       ...COMMON_RESPONSES,
       402: errorResponseSpec("A priced tool costs more than the balance (INSUFFICIENT_BALANCE)"),
-      409: errorResponseSpec("Idempotency-Key reused on another request, or still running"),
+      409: errorResponseSpec(
+        "A run with this Idempotency-Key is still running (REQUEST_IN_PROGRESS); see Retry-After",
+      ),
+      422: errorResponseSpec(
+        "This Idempotency-Key was used with another run request (IDEMPOTENCY_KEY_REUSED)",
+      ),
       429: errorResponseSpec("Too many runs for this gateway key (RATE_LIMITED); see Retry-After"),
       502: errorResponseSpec("UPSTREAM_UNAVAILABLE or UPSTREAM_RESPONSE_TOO_LARGE; nothing charged"),
       504: errorResponseSpec("UPSTREAM_TIMEOUT; nothing charged"),
@@ -50,20 +58,17 @@ export function registerRun(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(
     route,
     async (c) => {
-      const caller = callerOf(c);
+      const { caller } = c.var;
       const { upstreamKey: bodyKey, ...body } = c.req.valid("json");
       const upstreamKey = requestHeader(c, UPSTREAM_KEY_HEADER) ?? bodyKey;
       const request: RunRequest = body;
       const execute = (progress?: RunProgress) => runTool(deps, caller, request, upstreamKey, progress);
       c.header("Cache-Control", "no-store");
-      const idempotencyKey = requestHeader(c, "idempotency-key");
+      const idempotencyKey = idempotencyKeyOf(c);
       if (idempotencyKey === undefined) return envelopeResponse(c, await execute());
       const answer = await runIdempotently(deps, caller, idempotencyKey, request, execute);
       if (!answer.replayed) return envelopeResponse(c, answer.answer);
-      c.header("Idempotent-Replayed", "true");
-      return c.body(answer.answer.bodyJson, answer.answer.status as 200, {
-        "Content-Type": "application/json",
-      }) as never;
+      return sendText(c, answer.response, true);
     },
     invalidInputHook,
   );

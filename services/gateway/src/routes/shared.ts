@@ -1,15 +1,6 @@
-import {
-  type createRoute,
-  errorResponseSpec,
-  hostileJsonIssue,
-  requestHeader,
-  type ServiceApp,
-  toValidationIssues,
-  type z,
-} from "@app/core";
-import type { Context } from "hono";
+import { errorResponseSpec, hostileJsonIssue, type ServiceApp, toValidationIssues, type z } from "@app/core";
+import { type ApiKeyMiddleware, apiKeyAuth } from "@app/edge";
 import { GatewayError } from "../errors.ts";
-import { authenticate } from "../runner/authenticate.ts";
 import type { GatewayDeps } from "../runner/deps.ts";
 import type { Caller } from "../store/accounts.ts";
 
@@ -17,27 +8,21 @@ export type GatewayApp = ServiceApp;
 
 export const GATEWAY_KEY_SECURITY = [{ gatewayKey: [] }];
 
-type RouteMiddleware = NonNullable<Parameters<typeof createRoute>[0]["middleware"]>;
-type Middleware = Exclude<RouteMiddleware, readonly unknown[]>;
-
-const callers = new WeakMap<Request, Caller>();
-
 /**
  * Route middleware, run before the body is validated, so a request without a valid gateway key
- * is a 401 whatever it carries. The caller is then available through {@link callerOf}.
+ * (`Authorization: Bearer <key>`, checked through the key cache) is a 401 with the `Bearer`
+ * challenge whatever it carries. The caller is then `c.var.caller`. Runs are rate limited in the
+ * runner (a token bucket), not here.
  */
-export function gatewayKeyGuard(deps: GatewayDeps): Middleware {
-  return async (c, next) => {
-    callers.set(c.req.raw, await authenticate(deps.keys, requestHeader(c, "authorization")));
-    await next();
-  };
-}
-
-/** The caller that {@link gatewayKeyGuard} accepted for this request. */
-export function callerOf(c: Context): Caller {
-  const caller = callers.get(c.req.raw);
-  if (!caller) throw new Error("The route has no gateway key guard.");
-  return caller;
+export function gatewayKeyGuard(deps: Pick<GatewayDeps, "keys">): ApiKeyMiddleware<Caller> {
+  return apiKeyAuth({
+    source: { bearer: { realm: "gateway" } },
+    verify: (key) => deps.keys.authenticate(key),
+    messages: {
+      missing: "Send your gateway key as `Authorization: Bearer <key>`.",
+      invalid: "This gateway key is not valid, or it was revoked.",
+    },
+  });
 }
 
 type HookResult = { success: true } | { success: false; error: z.ZodError };

@@ -1,11 +1,10 @@
 import type { Clock, Logger } from "@app/core";
 import type { Database } from "@app/db";
+import type { IdempotencyStore, RateLimiter } from "@app/edge";
 import type { ToolRegistry } from "../registry/registry.ts";
 import type { AccountStore } from "../store/accounts.ts";
 import type { BalanceView } from "../store/balances.ts";
-import type { IdempotencyStore } from "../store/idempotency.ts";
 import type { KeyCache } from "../store/key-cache.ts";
-import type { RateLimiter } from "../store/rate-buckets.ts";
 import type { RunStore } from "../store/runs.ts";
 import type { UsageWriter } from "../store/usage-writer.ts";
 import type { UpstreamClient } from "../upstream/client.ts";
@@ -26,7 +25,6 @@ export type GatewayDeps = {
   /** Writes free runs' usage records and ledger rows just after they answer, in batches. */
   usage: UsageWriter;
   idempotency: IdempotencyStore;
+  /** Runs per key (subject: the key id): a token bucket, mostly served from this instance's lease. */
   rateLimiter: RateLimiter;
-  /** The per-key limit, for the 429 message. */
-  runsPerMinute: number;
 };

@@ -1,17 +1,20 @@
-import { ApiError } from "@app/core";
+import {
+  type IdempotencyLease,
+  idempotencyKeyReused,
+  requestInProgress,
+  type StoredResponse,
+  storedJson,
+  storedJsonText,
+} from "@app/edge";
 import { runFingerprint } from "../domain/fingerprint.ts";
-import { GatewayError } from "../errors.ts";
 import type { Caller } from "../store/accounts.ts";
-import type { IdempotencyLease, StoredAnswer } from "../store/idempotency.ts";
 import type { GatewayDeps } from "./deps.ts";
 import type { RunAnswer, RunProgress, RunRequest } from "./run-tool.ts";
 
-/** The answer of a run under an `Idempotency-Key`: fresh (with its JSON text), or the stored one replayed. */
+/** The answer of a run under an `Idempotency-Key`: fresh, or the stored one replayed byte for byte. */
 export type IdempotentAnswer =
   | { replayed: false; answer: RunAnswer }
-  | { replayed: true; answer: StoredAnswer };
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+  | { replayed: true; response: StoredResponse };
 
 /** What a run that failed after its charge answers, and what its retries replay (status 500). */
 const FAILED_AFTER_CHARGE = {
@@ -20,9 +23,9 @@ const FAILED_AFTER_CHARGE = {
 } as const;
 
 /**
- * Runs `execute` at most once per account and `Idempotency-Key`. The same key with the same
- * request replays the stored answer (not re-run, not re-charged); with another request it is a
- * 409 `IDEMPOTENCY_KEY_REUSED`; while the first is still running, a 409 `REQUEST_IN_PROGRESS`.
+ * Runs `execute` at most once per account and `Idempotency-Key` (already parsed). The same key with
+ * the same request replays the stored answer (not re-run, not re-charged); with another request it
+ * is a 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still running, a 409 `REQUEST_IN_PROGRESS`.
  *
  * A failure before any charge (the gateway's own 400, 402, 404, 429, or a 502/504 whose price was
  * refunded) releases the key, so a retry runs again. A failure after a priced run's charge keeps
@@ -37,29 +40,14 @@ export async function runIdempotently(
   request: RunRequest,
   execute: (progress: RunProgress) => Promise<RunAnswer>,
 ): Promise<IdempotentAnswer> {
-  if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
-    throw new GatewayError("INVALID_INPUT", "The Idempotency-Key header is not valid.", {
-      issues: [{ path: "Idempotency-Key", message: "must be 1 to 255 visible ASCII characters" }],
-    });
-  }
-  const begin = await deps.idempotency.begin(caller.accountId, idempotencyKey, runFingerprint(request));
-  if (begin.kind === "mismatch") {
-    throw new ApiError(
-      "IDEMPOTENCY_KEY_REUSED",
-      "This Idempotency-Key was used with a different run request; use a new key for a new request.",
-    );
-  }
-  if (begin.kind === "in_progress") {
-    throw new ApiError(
-      "REQUEST_IN_PROGRESS",
-      "A run with this Idempotency-Key is still running; retry shortly.",
-      {},
-      {
-        "Retry-After": "1",
-      },
-    );
-  }
-  if (begin.kind === "replay") return { answer: begin.answer, replayed: true };
+  const begin = await deps.idempotency.begin({
+    scope: caller.accountId,
+    key: idempotencyKey,
+    fingerprint: runFingerprint(request),
+  });
+  if (begin.kind === "mismatch") throw idempotencyKeyReused();
+  if (begin.kind === "in_progress") throw requestInProgress();
+  if (begin.kind === "replay") return { response: begin.response, replayed: true };
   const lease = begin.lease;
   const progress: RunProgress = { charged: false };
   let answer: RunAnswer;
@@ -70,21 +58,21 @@ export async function runIdempotently(
       await deps.idempotency.release(lease);
       throw error;
     }
-    await keep(deps, lease, { status: 500, bodyJson: JSON.stringify(FAILED_AFTER_CHARGE) });
+    await keep(deps, lease, storedJson(500, FAILED_AFTER_CHARGE));
     throw error;
   }
-  await keep(deps, lease, { status: 200, bodyJson: answer.json });
+  await keep(deps, lease, storedJsonText(200, answer.json));
   return { answer, replayed: false };
 }
 
 /** Stores the answer under the lease; if that fails, releases the key (both logged, never thrown). */
-async function keep(deps: GatewayDeps, lease: IdempotencyLease, answer: StoredAnswer): Promise<void> {
+async function keep(deps: GatewayDeps, lease: IdempotencyLease, response: StoredResponse): Promise<void> {
   try {
-    await deps.idempotency.complete(lease, answer);
+    await deps.idempotency.complete(lease, response);
     return;
   } catch (error) {
     deps.logger.error(
-      { err: error, accountId: lease.accountId, status: answer.status },
+      { err: error, accountId: lease.scope, status: response.status },
       "the answer of an Idempotency-Key run could not be stored; the key is released",
     );
   }
@@ -92,7 +80,7 @@ async function keep(deps: GatewayDeps, lease: IdempotencyLease, answer: StoredAn
     await deps.idempotency.release(lease);
   } catch (error) {
     deps.logger.error(
-      { err: error, accountId: lease.accountId },
+      { err: error, accountId: lease.scope },
       "an Idempotency-Key could not be released; it is freed when its lease runs out",
     );
   }

@@ -1,4 +1,5 @@
 import { newId, type ValidationIssue } from "@app/core";
+import { rateLimitedError } from "@app/edge";
 import { type UsdAmount, usd } from "../domain/money.ts";
 import { OutputJson, outputJson } from "../domain/output.ts";
 import { prepareToolInput, upstreamUrl } from "../domain/tool-input.ts";
@@ -120,11 +121,9 @@ export async function runTool(
 
   const rate = await deps.rateLimiter.take(caller.keyId);
   if (!rate.allowed) {
-    throw new GatewayError(
-      "RATE_LIMITED",
-      `This gateway key may start ${deps.runsPerMinute} runs a minute; try again in ${rate.retryAfterSeconds} s.`,
-      { retryAfterSeconds: rate.retryAfterSeconds },
-      { "Retry-After": String(rate.retryAfterSeconds) },
+    throw rateLimitedError(
+      rate,
+      `This gateway key may start ${rate.limit} runs a minute; try again in ${rate.retryAfterSeconds} s.`,
     );
   }
 

@@ -1,16 +1,10 @@
-import { createHash } from "node:crypto";
-import { newId, newSecret } from "@app/core";
+import { type Clock, newId, systemClock } from "@app/core";
 import type { Queryable } from "@app/db";
+import { DatabaseApiKeyStore, sameKeyHash } from "@app/edge";
 import { noteRevocation } from "./revocations.ts";
 
 /** The prefix of every gateway key, so a leaked one is recognisable (and secret scanners can match it). */
 export const GATEWAY_KEY_PREFIX = "gwk";
-
-/** Keys are `gwk_` + 43 base64url characters; anything much longer is refused without a lookup. */
-export const MAX_KEY_LENGTH = 200;
-
-/** How many characters of a key are kept to recognise it in a list: the prefix and 4 random ones. */
-const SHOWN_PREFIX_LENGTH = GATEWAY_KEY_PREFIX.length + 5;
 
 export type Account = { id: string; name: string; balanceMicro: bigint; createdAt: Date };
 
@@ -24,6 +18,8 @@ export type KeyRecord = {
   prefix: string;
   label: string;
   createdAt: Date;
+  /** When the key was last used, to the minute. */
+  lastUsedAt: Date | null;
   revokedAt: Date | null;
 };
 
@@ -41,14 +37,28 @@ const toAccount = (row: AccountRow): Account => ({
 
 const ACCOUNT_COLUMNS = "id, name, balance_micro::text AS balance_micro, created_at";
 
-/** SHA-256 of a key, hex: what the database keeps instead of the key. */
-export function hashKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
-}
+/** An active key found by its hash, with its account's balance (the key cache's one lookup). */
+export type KeyLookup = { caller: Caller; balanceMicro: bigint; lastUsedAt: Date | null };
 
-/** Gateway accounts and their keys: 256-bit random secrets, stored as SHA-256 hashes, revocable. */
+/**
+ * Gateway accounts and their keys. The keys are the shared API keys (`@app/edge`: 256-bit random
+ * secrets shown once, kept as SHA-256 hashes, revocable) in `gateway.api_keys`; a revocation here
+ * makes every key cache of this process forget at once.
+ */
 export class AccountStore {
-  constructor(private readonly db: Queryable) {}
+  private readonly keys: DatabaseApiKeyStore;
+
+  constructor(
+    private readonly db: Queryable,
+    clock: Clock = systemClock,
+  ) {
+    this.keys = new DatabaseApiKeyStore(db, {
+      table: "gateway.api_keys",
+      ownerColumn: "account_id",
+      keyPrefix: GATEWAY_KEY_PREFIX,
+      clock,
+    });
+  }
 
   /** Opens an account with a zero balance (credit it through the ledger). */
   async create(name: string, id = newId("acct")): Promise<Account> {
@@ -76,62 +86,62 @@ export class AccountStore {
 
   /** Issues a key for an account; the key is returned once and never again. */
   async issueKey(accountId: string, label = ""): Promise<IssuedKey> {
-    const key = newSecret(GATEWAY_KEY_PREFIX);
-    const id = newId("key");
-    await this.db.query(
-      "INSERT INTO gateway.api_keys (id, account_id, key_hash, prefix, label) VALUES ($1, $2, $3, $4, $5)",
-      [id, accountId, hashKey(key), key.slice(0, SHOWN_PREFIX_LENGTH), label],
-    );
-    return { id, accountId, label, key };
+    const issued = await this.keys.issue({ ownerId: accountId, label });
+    return { id: issued.id, accountId, label, key: issued.key };
   }
 
   /** Revokes a key; false when there is no such active key. Key caches of this process forget at once. */
   async revokeKey(keyId: string, at: Date): Promise<boolean> {
     noteRevocation();
-    const rows = await this.db.query(
-      "UPDATE gateway.api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING 1",
-      [keyId, at],
-    );
+    const revoked = await this.keys.revoke(keyId, at);
     noteRevocation();
-    return rows.length > 0;
+    return revoked;
   }
 
   /** Revokes every active key of an account bearing `label`; how many. Key caches forget at once. */
   async revokeLabelled(accountId: string, label: string, at: Date): Promise<number> {
     noteRevocation();
-    const rows = await this.db.query(
-      `UPDATE gateway.api_keys SET revoked_at = $3
-       WHERE account_id = $1 AND label = $2 AND revoked_at IS NULL RETURNING 1`,
-      [accountId, label, at],
-    );
+    const revoked = await this.keys.revokeLabelled(accountId, label, at);
     noteRevocation();
-    return rows.length;
+    return revoked;
   }
 
   async listKeys(accountId: string): Promise<KeyRecord[]> {
-    return this.db.query<KeyRecord>(
-      `SELECT id, account_id AS "accountId", prefix, label, created_at AS "createdAt", revoked_at AS "revokedAt"
-       FROM gateway.api_keys WHERE account_id = $1 ORDER BY created_at, id`,
-      [accountId],
-    );
+    return (await this.keys.list(accountId)).map(({ ownerId, scopes: _scopes, label, ...record }) => ({
+      ...record,
+      accountId: ownerId,
+      label: label ?? "",
+    }));
   }
 
-  /** The caller of a key that exists and is not revoked (uncached; the gateway uses `KeyCache`). */
-  async authenticate(key: string): Promise<Caller | undefined> {
-    if (key.length > MAX_KEY_LENGTH) return undefined;
-    return (await this.lookupHash(hashKey(key)))?.caller;
-  }
-
-  /** The caller of an active key by its hash, and its account's balance, in one statement. */
-  async lookupHash(keyHash: string): Promise<{ caller: Caller; balanceMicro: bigint } | undefined> {
-    const [row] = await this.db.query<{ accountId: string; keyId: string; balance: string }>(
-      `SELECT k.account_id AS "accountId", k.id AS "keyId", a.balance_micro::text AS balance
+  /**
+   * The caller of an active key by its hash, and its account's balance, in one statement (the
+   * shared key store cannot join the balance); the stored hash is compared in constant time.
+   */
+  async lookupHash(keyHash: string): Promise<KeyLookup | undefined> {
+    const [row] = await this.db.query<{
+      accountId: string;
+      keyId: string;
+      keyHash: string;
+      lastUsedAt: Date | null;
+      balance: string;
+    }>(
+      `SELECT k.account_id AS "accountId", k.id AS "keyId", k.key_hash AS "keyHash",
+         k.last_used_at AS "lastUsedAt", a.balance_micro::text AS balance
        FROM gateway.api_keys k JOIN gateway.accounts a ON a.id = k.account_id
        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
       [keyHash],
     );
-    return row
-      ? { caller: { accountId: row.accountId, keyId: row.keyId }, balanceMicro: BigInt(row.balance) }
-      : undefined;
+    if (!row || !sameKeyHash(keyHash, row.keyHash)) return undefined;
+    return {
+      caller: { accountId: row.accountId, keyId: row.keyId },
+      balanceMicro: BigInt(row.balance),
+      lastUsedAt: row.lastUsedAt,
+    };
+  }
+
+  /** Marks a key found by {@link lookupHash} used now, at most once a minute. */
+  async recordKeyUse(found: KeyLookup): Promise<void> {
+    await this.keys.recordUse(found.caller.keyId, found.lastUsedAt);
   }
 }

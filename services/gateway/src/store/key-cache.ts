@@ -1,4 +1,5 @@
-import { type AccountStore, type Caller, hashKey, MAX_KEY_LENGTH } from "./accounts.ts";
+import { apiKeyHash, isPlausibleApiKey } from "@app/edge";
+import type { AccountStore, Caller } from "./accounts.ts";
 import type { BalanceView } from "./balances.ts";
 import { revocationCount } from "./revocations.ts";
 
@@ -15,7 +16,8 @@ type Entry = { caller: Caller; expiresAt: number; revocations: number };
  * for {@link KEY_CACHE_TTL_MS}. A key revoked in this process is refused at once (the cache is
  * dropped on revocation); one revoked by another instance or the CLI in another process is
  * refused within the TTL. Unknown and revoked keys are never cached: each is a lookup, as before.
- * A lookup also refreshes the account's balance in the {@link BalanceView}.
+ * A lookup also refreshes the account's balance in the {@link BalanceView} and, at most once a
+ * minute, the key's `last_used_at`. Keys are the shared API keys, hashed and bounded as `@app/edge` does.
  */
 export class KeyCache {
   private readonly entries = new Map<string, Entry>();
@@ -29,8 +31,8 @@ export class KeyCache {
   ) {}
 
   async authenticate(key: string): Promise<Caller | undefined> {
-    if (key.length > MAX_KEY_LENGTH) return undefined;
-    const hash = hashKey(key);
+    if (!isPlausibleApiKey(key)) return undefined;
+    const hash = apiKeyHash(key);
     const entry = this.entries.get(hash);
     if (entry && entry.revocations === revocationCount() && entry.expiresAt > this.now()) return entry.caller;
     // Concurrent first requests of one key share one lookup (not one begun before a revocation).
@@ -52,6 +54,7 @@ export class KeyCache {
     this.entries.delete(hash);
     if (!found) return undefined;
     this.balances.observe(found.caller.accountId, found.balanceMicro);
+    await this.accounts.recordKeyUse(found);
     // A revocation while the lookup ran may not be in what it read: use the answer, keep nothing.
     if (seen === revocationCount()) {
       if (this.entries.size >= MAX_ENTRIES) {

@@ -1,4 +1,5 @@
 import type { Clock, Logger } from "@app/core";
+import type { IdempotencyStore } from "@app/edge";
 import type { RunStore } from "./runs.ts";
 
 /**
@@ -28,18 +29,27 @@ export async function refundAbandonedRuns(
 /** When a running run counts as abandoned: twice the upstream deadline, and never under five minutes. */
 export const abandonAfterMs = (upstreamTimeoutMs: number) => Math.max(5 * 60_000, 2 * upstreamTimeoutMs);
 
-/** Runs {@link refundAbandonedRuns} at start and every `everyMs`; the returned function stops it. */
+/**
+ * Runs {@link refundAbandonedRuns} at start and every `everyMs`, and deletes the run keys that can
+ * never answer again (stored answers past their 24 hours); the returned function stops it.
+ */
 export function startRunSweeper(
-  deps: { runs: RunStore; clock: Clock; logger: Logger },
+  deps: { runs: RunStore; idempotency: Pick<IdempotencyStore, "purgeExpired">; clock: Clock; logger: Logger },
   options: { abandonAfterMs: number; everyMs?: number },
 ): () => void {
   const sweep = () =>
-    refundAbandonedRuns(deps.runs, deps.clock.now(), options.abandonAfterMs).then(
-      (refunded) => {
-        if (refunded > 0) deps.logger.warn({ refunded }, "refunded charged runs that were never finished");
-      },
-      (error: unknown) => deps.logger.warn({ err: error }, "the abandoned-run sweep failed"),
-    );
+    refundAbandonedRuns(deps.runs, deps.clock.now(), options.abandonAfterMs)
+      .then(
+        (refunded) => {
+          if (refunded > 0) deps.logger.warn({ refunded }, "refunded charged runs that were never finished");
+        },
+        (error: unknown) => deps.logger.warn({ err: error }, "the abandoned-run sweep failed"),
+      )
+      .then(() =>
+        deps.idempotency.purgeExpired().catch((error: unknown) => {
+          deps.logger.warn({ err: error }, "expired Idempotency-Keys could not be purged");
+        }),
+      );
   void sweep();
   const timer = setInterval(sweep, options.everyMs ?? 60_000);
   timer.unref();

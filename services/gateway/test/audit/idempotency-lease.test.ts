@@ -1,6 +1,7 @@
+import { storedJsonText } from "@app/edge";
 import { test } from "@app/testkit";
 import { describe, expect } from "vitest";
-import { IdempotencyStore, PENDING_LEASE_MARGIN_MS } from "../../src/store/idempotency.ts";
+import { gatewayIdempotencyStore, PENDING_LEASE_MARGIN_MS } from "../../src/store/idempotency.ts";
 import { FakeUpstreamClient, jsonAnswer } from "../../src/upstream/client.fake.ts";
 import { bearer, fakeClock, gatewayHarness, openAccount, postJson } from "../support/harness.ts";
 
@@ -17,23 +18,26 @@ describe("Idempotency-Key leases", () => {
   }) => {
     const clock = fakeClock();
     const caller = await openAccount(db);
-    const store = new IdempotencyStore(db, () => clock.now(), 10_000 + PENDING_LEASE_MARGIN_MS);
-    const first = await store.begin(caller.accountId, "k", "hash");
+    // The gateway's wiring: the upstream's deadline (10 s here) plus the margin.
+    const store = gatewayIdempotencyStore(db, clock, 10_000);
+    const run = { scope: caller.accountId, key: "k", fingerprint: "hash" };
+    const first = await store.begin(run);
     expect(first.kind).toBe("started");
     clock.advance(10_000 + PENDING_LEASE_MARGIN_MS - 1);
-    expect((await store.begin(caller.accountId, "k", "hash")).kind).toBe("in_progress");
+    expect((await store.begin(run)).kind).toBe("in_progress");
     clock.advance(1);
-    const second = await store.begin(caller.accountId, "k", "hash");
+    const second = await store.begin(run);
     expect(second.kind).toBe("started");
     if (first.kind !== "started" || second.kind !== "started") return;
     // The first holder, back from the dead, neither completes nor releases its successor's key.
-    expect(await store.complete(first.lease, { status: 200, bodyJson: '{"old":true}' })).toBe(false);
+    expect(await store.complete(first.lease, storedJsonText(200, '{"old":true}'))).toBe(false);
     await store.release(first.lease);
-    expect((await store.begin(caller.accountId, "k", "hash")).kind).toBe("in_progress");
-    expect(await store.complete(second.lease, { status: 200, bodyJson: '{"new":true}' })).toBe(true);
-    expect(await store.begin(caller.accountId, "k", "hash")).toEqual({
+    expect((await store.begin(run)).kind).toBe("in_progress");
+    expect(await store.complete(second.lease, storedJsonText(200, '{"new":true}'))).toBe(true);
+    expect(await store.begin(run)).toEqual({
       kind: "replay",
-      answer: { status: 200, bodyJson: '{"new":true}' },
+      response: storedJsonText(200, '{"new":true}'),
+      attachment: undefined,
     });
   });
 

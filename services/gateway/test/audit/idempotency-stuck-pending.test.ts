@@ -1,5 +1,6 @@
 import { test } from "@app/testkit";
 import { describe, expect } from "vitest";
+import { runFingerprint } from "../../src/domain/fingerprint.ts";
 import { FakeUpstreamClient, jsonAnswer } from "../../src/upstream/client.fake.ts";
 import { bearer, fakeClock, gatewayHarness, openAccount, postJson } from "../support/harness.ts";
 
@@ -11,8 +12,8 @@ const event = {
 };
 
 describe("audit: an Idempotency-Key whose first run never finished", () => {
-  // src/store/idempotency.ts begin(): only 'done' rows expire; a 'pending' row left by a
-  // crash (or by complete() failing after the run) answers 409 REQUEST_IN_PROGRESS forever.
+  // The store's begin() once expired only 'done' rows; a 'pending' row left by a crash (or by
+  // complete() failing after the run) answered 409 REQUEST_IN_PROGRESS forever.
   test("is usable again once the run is long dead, instead of 409 REQUEST_IN_PROGRESS forever", async ({
     db,
   }) => {
@@ -21,15 +22,13 @@ describe("audit: an Idempotency-Key whose first run never finished", () => {
     const h = gatewayHarness(db, { upstream, clock });
     const caller = await openAccount(db);
     // The instance that began this run crashed two days ago, mid-run.
-    await db.query(
-      `INSERT INTO gateway.idempotent_runs (account_id, idempotency_key, request_hash, state, created_at)
-       VALUES ($1, 'crashed-run', $2, 'pending', $3)`,
-      [
-        caller.accountId,
-        (await import("../../src/domain/fingerprint.ts")).runFingerprint(event),
-        new Date(clock.now().getTime() - 48 * 3600_000),
-      ],
-    );
+    const begun = await h.deps.idempotency.begin({
+      scope: caller.accountId,
+      key: "crashed-run",
+      fingerprint: runFingerprint(event),
+    });
+    expect(begun.kind).toBe("started");
+    clock.advance(48 * 3600_000);
     const res = await postJson(h.app, "/v1/run", event, {
       ...bearer(caller.key),
       "idempotency-key": "crashed-run",

@@ -1,4 +1,4 @@
-import { test } from "@app/testkit";
+import { fakeClock, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { AccountStore } from "../../src/store/accounts.ts";
 import { BalanceView } from "../../src/store/balances.ts";
@@ -47,6 +47,31 @@ describe("the gateway key cache", () => {
     const other = await openAccount(db);
     const [first, second] = await Promise.all([cache.authenticate(other.key), cache.authenticate(other.key)]);
     expect(first).toEqual(second);
+  });
+
+  test("records the key's last use with its lookup, at most once a minute", async ({ db }) => {
+    let now = 0;
+    const clock = fakeClock("2026-06-15T06:00:00Z");
+    const cache = new KeyCache(new AccountStore(db, clock), new BalanceView(), () => now);
+    const caller = await openAccount(db);
+    const lastUsed = async () => {
+      const [row] = await db.query<{ at: Date | null }>(
+        "SELECT last_used_at AS at FROM gateway.api_keys WHERE id = $1",
+        [caller.keyId],
+      );
+      return row?.at?.toISOString();
+    };
+    expect(await lastUsed()).toBeUndefined();
+    await cache.authenticate(caller.key);
+    expect(await lastUsed()).toBe("2026-06-15T06:00:00.000Z");
+    now += KEY_CACHE_TTL_MS;
+    clock.advance(30_000);
+    await cache.authenticate(caller.key);
+    expect(await lastUsed()).toBe("2026-06-15T06:00:00.000Z");
+    now += KEY_CACHE_TTL_MS;
+    clock.advance(30_000);
+    await cache.authenticate(caller.key);
+    expect(await lastUsed()).toBe("2026-06-15T06:01:00.000Z");
   });
 
   test("reads the account's balance with the key, for free runs to show", async ({ db }) => {

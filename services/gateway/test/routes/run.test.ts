@@ -464,13 +464,13 @@ describe("POST /v1/run", () => {
       }
     });
 
-    test("answers 409 when an Idempotency-Key comes back with a different request", async ({ db }) => {
+    test("answers 422 when an Idempotency-Key comes back with a different request", async ({ db }) => {
       const h = harness(db);
       const caller = await openAccount(db, 1_000_000n);
       const headers = { "idempotency-key": "reused-key" };
       expect((await run(h, caller.key, pricedRun(), headers)).status).toBe(200);
       const res = await run(h, caller.key, pricedRun("201"), headers);
-      expect(res.status).toBe(409);
+      expect(res.status).toBe(422);
       expect((await json(res)).error).toBe("IDEMPOTENCY_KEY_REUSED");
       expect(await balanceOf(db, caller.accountId)).toBe(1_000_000n - PRICE_MICRO);
       await h.close();
@@ -499,11 +499,32 @@ describe("POST /v1/run", () => {
       const second = await run(h, caller.key, body, headers);
       expect(second.status).toBe(409);
       expect((await json(second)).error).toBe("REQUEST_IN_PROGRESS");
+      expect(second.headers.get("retry-after")).toBe("1");
       release();
       expect((await first).status).toBe(200);
       expect((await run(h, caller.key, body, headers)).headers.get("idempotent-replayed")).toBe("true");
       expect(slow.seen).toHaveLength(1);
       await Promise.all([h.close(), slow.close()]);
+    });
+  });
+
+  describe("a malformed Idempotency-Key", () => {
+    test("is the platform's 400 VALIDATION_FAILED naming the header, and nothing runs or is charged", async ({
+      db,
+    }) => {
+      const h = harness(db);
+      const caller = await openAccount(db, 1_000_000n);
+      const before = priced.seen.length;
+      for (const key of ["x".repeat(256), "two words", '"unterminated', '""']) {
+        const res = await run(h, caller.key, pricedRun(), { "idempotency-key": key });
+        expect(res.status, key).toBe(400);
+        const body = await json(res);
+        expect(body.error).toBe("VALIDATION_FAILED");
+        expect(body.issues.map((issue: { path: string }) => issue.path)).toEqual(["Idempotency-Key"]);
+      }
+      expect(priced.seen.length).toBe(before);
+      expect(await balanceOf(db, caller.accountId)).toBe(1_000_000n);
+      await h.close();
     });
   });
 

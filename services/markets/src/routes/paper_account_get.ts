@@ -1,14 +1,8 @@
-import { createRoute, errorResponseSpec, jsonResponse, requestHeader, z } from "@app/core";
+import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import { listPositions } from "../store/positions.ts";
 import { portfolioView } from "../views/account.ts";
 import { AccountSchema, PositionSchema } from "./schemas.ts";
-import {
-  BEARER_SECURITY,
-  type MarketsApp,
-  paperAccountGuard,
-  paperAccountOf,
-  type RouteDeps,
-} from "./shared.ts";
+import { BEARER_SECURITY, type MarketsApp, paperAccountGuard, type RouteDeps } from "./shared.ts";
 
 export const PortfolioSchema = z
   .object({
@@ -32,14 +26,14 @@ export function registerPaperAccountGet(app: MarketsApp, deps: RouteDeps): void 
     tags: ["Paper trading"],
     summary: "Your paper balance and positions",
     security: BEARER_SECURITY,
-    middleware: [paperAccountGuard(deps)],
+    middleware: paperAccountGuard(deps),
     responses: {
       200: jsonResponse(PortfolioSchema, "Balance, positions valued at the displayed price, totals"),
       401: errorResponseSpec("Missing or invalid account token"),
     },
   });
   app.openapi(route, async (c) => {
-    const account = paperAccountOf(c);
+    const account = c.var.caller;
     const positions = await listPositions(deps.db, account.id);
     const markets = [...new Set(positions.map((position) => position.conditionId))]
       .map((id) => deps.catalogue.market(id))

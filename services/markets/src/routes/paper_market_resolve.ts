@@ -1,4 +1,4 @@
-import { createRoute, errorResponseSpec, jsonResponse, requestHeader, z } from "@app/core";
+import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import { formatMicro } from "../domain/units.ts";
 import { MarketsError } from "../errors.ts";
 import { resolveMarket } from "../store/resolution.ts";

@@ -1,17 +1,11 @@
-import { createRoute, errorResponseSpec, jsonResponse, requestHeader, z } from "@app/core";
+import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import { parseOrder, slippage } from "../domain/order-input.ts";
 import { formatCents, formatMicro, formatMills } from "../domain/units.ts";
 import { MarketsError } from "../errors.ts";
 import type { ExecutedOrder } from "../store/trading.ts";
 import { positionView } from "../views/account.ts";
 import { decimalInput, PositionSchema } from "./schemas.ts";
-import {
-  BEARER_SECURITY,
-  type MarketsApp,
-  paperAccountGuard,
-  paperAccountOf,
-  type RouteDeps,
-} from "./shared.ts";
+import { BEARER_SECURITY, type MarketsApp, paperAccountGuard, type RouteDeps } from "./shared.ts";
 
 const PlaceOrder = z
   .object({
@@ -100,7 +94,7 @@ export function registerPaperOrderCreate(app: MarketsApp, deps: RouteDeps): void
     description:
       "Buys by USD amount or by shares, or sells shares, filling against the book from the best price (fill-and-kill).",
     security: BEARER_SECURITY,
-    middleware: [paperAccountGuard(deps)],
+    middleware: paperAccountGuard(deps),
     request: { body: { required: true, content: { "application/json": { schema: PlaceOrder } } } },
     responses: {
       200: jsonResponse(OrderResult, "The fills, the price move and the new position"),
@@ -111,7 +105,7 @@ export function registerPaperOrderCreate(app: MarketsApp, deps: RouteDeps): void
     },
   });
   app.openapi(route, async (c) => {
-    const account = paperAccountOf(c);
+    const account = c.var.caller;
     const body = c.req.valid("json");
     const parsed = parseOrder(body);
     if (parsed.kind === "invalid") throw new MarketsError("INVALID_ORDER", parsed.message);

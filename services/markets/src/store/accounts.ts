@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
-import { newId, newSecret } from "@app/core";
+import { newId } from "@app/core";
 import type { Database } from "@app/db";
+import { apiKeyHash, isPlausibleApiKey, issueApiKey, sameKeyHash } from "@app/edge";
 
 /** The prefix of paper account tokens, so a leaked one is recognisable. */
 export const ACCOUNT_TOKEN_PREFIX = "pmk";
@@ -16,34 +16,35 @@ const toAccount = (row: AccountRow): Account => ({
   createdAt: row.created_at,
 });
 
-/** SHA-256 of a token, hex: what the database keeps instead of the token. */
-export function hashToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
-}
-
-/** Paper accounts and the tokens that open them. */
+/**
+ * Paper accounts and the tokens that open them: one token per account, issued, kept and checked
+ * as an API key is (`@app/edge`: a 256-bit secret shown once, its SHA-256 kept, compared in
+ * constant time).
+ */
 export class AccountStore {
   constructor(private readonly db: Database) {}
 
   /** Opens an account with `balanceMicro`; the token is returned here and never again. */
   async create(balanceMicro: bigint, label: string | null): Promise<{ account: Account; token: string }> {
-    const token = newSecret(ACCOUNT_TOKEN_PREFIX);
+    const { key: token, hash } = issueApiKey(ACCOUNT_TOKEN_PREFIX);
     const [row] = await this.db.query<AccountRow>(
       `INSERT INTO markets.accounts (id, token_hash, label, balance_micro) VALUES ($1, $2, $3, $4)
        RETURNING id, label, balance_micro::text AS balance_micro, created_at`,
-      [newId("acct"), hashToken(token), label, balanceMicro.toString()],
+      [newId("acct"), hash, label, balanceMicro.toString()],
     );
     return { account: toAccount(row as AccountRow), token };
   }
 
   /** The account a token opens, if any. */
   async authenticate(token: string): Promise<Account | undefined> {
-    const [row] = await this.db.query<AccountRow>(
-      `SELECT id, label, balance_micro::text AS balance_micro, created_at
+    if (!isPlausibleApiKey(token)) return undefined;
+    const hash = apiKeyHash(token);
+    const [row] = await this.db.query<AccountRow & { token_hash: string }>(
+      `SELECT id, label, balance_micro::text AS balance_micro, created_at, token_hash
        FROM markets.accounts WHERE token_hash = $1`,
-      [hashToken(token)],
+      [hash],
     );
-    return row ? toAccount(row) : undefined;
+    return row && sameKeyHash(hash, row.token_hash) ? toAccount(row) : undefined;
   }
 
   async get(id: string): Promise<Account | undefined> {

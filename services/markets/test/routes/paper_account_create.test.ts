@@ -1,6 +1,6 @@
+import { apiKeyHash } from "@app/edge";
 import { json, test } from "@app/testkit";
 import { describe, expect } from "vitest";
-import { hashToken } from "../../src/store/accounts.ts";
 import { jsonBody, marketsApp } from "../harness.ts";
 
 describe("POST /pm/paper/accounts", () => {
@@ -46,7 +46,7 @@ describe("POST /pm/paper/accounts", () => {
       const rows = await db.query<Record<string, unknown>>("SELECT * FROM markets.accounts WHERE id = $1", [
         account.id,
       ]);
-      expect(rows[0]?.token_hash).toBe(hashToken(token));
+      expect(rows[0]?.token_hash).toBe(apiKeyHash(token));
       expect(JSON.stringify(rows)).not.toContain(token);
     });
 

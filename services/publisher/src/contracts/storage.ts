@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import type { SigningCredentials } from "../storage/sigv4.ts";
 
 /** How a body is to be stored. */
 export type WriteOptions = {
@@ -45,6 +46,12 @@ export interface MediaStorage {
   publicUrl(path: string): string;
   /** The path behind one of this storage's public URLs, or undefined for any other URL. */
   pathOf(url: string): string | undefined;
+  /**
+   * Set when this service receives the presigned PUTs itself (the embedded store, at
+   * `PUT /storage/…`): the credentials their signatures are checked against. Unset for a store
+   * that receives them (S3).
+   */
+  readonly selfServedUploads?: { credentials: SigningCredentials };
   /** A presigned PUT binding exact size and type (S3 SigV4 query presign). */
   presignPut(
     path: string,

@@ -21,7 +21,7 @@ import { cancelScheduledPost, claimDueTargets, refreshPostStatus } from "../stor
 import { defaultRetryPolicy, type RetryPolicy } from "./retry-policy.ts";
 import { defaultTuning, type PublishingTuning } from "./run-context.ts";
 import { createExecutor, createRunningTargets, type Executor } from "./target-executor.ts";
-import { runWorkerPool, type WorkerOptions } from "./worker-pool.ts";
+import { runWorkerPool, WORKER_DEFAULTS, type WorkerOptions } from "./worker-pool.ts";
 
 export type { WorkerOptions } from "./worker-pool.ts";
 
@@ -31,7 +31,7 @@ export type PublishingDeps = {
   clock?: Clock;
   storage: MediaStorage;
   adapters: Adapters;
-  /** Seals connection tokens (core's `createTextSealer(secret, "publisher.connections")`). */
+  /** Seals connection tokens (`createConnectionSealer`, connections/sealer.ts). */
   sealer: TextSealer;
   /** SSRF guard settings for media URLs (own origins exempt, size cap, timeouts). */
   media?: MediaReaderOptions;
@@ -133,7 +133,7 @@ export function createPublishing(deps: PublishingDeps): PublishingService {
     publishNow,
     cancel: (postId) => cancelScheduledPost(deps.db, postId, clock.now()),
     startWorkers(options = {}) {
-      const leaseMs = options.leaseMs ?? 60_000;
+      const leaseMs = options.leaseMs ?? WORKER_DEFAULTS.leaseMs;
       const workerId = options.workerId ?? defaultWorkerId();
       return runWorkerPool(
         {
@@ -151,11 +151,11 @@ export function createPublishing(deps: PublishingDeps): PublishingService {
         {
           workerId,
           leaseMs,
-          concurrency: options.concurrency ?? 16,
+          concurrency: options.concurrency ?? WORKER_DEFAULTS.concurrency,
           accountShare: options.accountShare,
           reservedSlots: options.reservedSlots,
-          pollIntervalMs: options.pollIntervalMs ?? 1_000,
-          sweepIntervalMs: options.sweepIntervalMs ?? 15_000,
+          pollIntervalMs: options.pollIntervalMs ?? WORKER_DEFAULTS.pollIntervalMs,
+          sweepIntervalMs: options.sweepIntervalMs ?? WORKER_DEFAULTS.sweepIntervalMs,
         },
       );
     },

@@ -5,6 +5,19 @@ import { claimFairShare } from "./fair-claim.ts";
 import { DEFAULT_ACCOUNT_SHARE, DEFAULT_RESERVED_SLOTS, slotShare } from "./fair-share.ts";
 import type { Executor } from "./target-executor.ts";
 
+/**
+ * How a process's workers run unless told otherwise (and the configuration's defaults). 16 slots:
+ * a Bluesky text post is mostly waiting (the platform, the handle save's disk flush), and group
+ * commit flushes the handles of every target in flight at once. Two processes at 4 kept up with
+ * 167 targets/s only without anything else on the machine (bench/publisher.ts).
+ */
+export const WORKER_DEFAULTS = {
+  concurrency: 16,
+  pollIntervalMs: 1_000,
+  leaseMs: 60_000,
+  sweepIntervalMs: 15_000,
+} as const;
+
 /** How a process's publishing workers run. */
 export type WorkerOptions = {
   /** This process's id in `claimed_by` (unique per process: host, pid and a random part by default). */

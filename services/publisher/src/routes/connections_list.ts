@@ -1,5 +1,5 @@
 import { createRoute, jsonResponse, z } from "@app/core";
-import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
 import { listAccountConnections } from "../store/account-connections.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 
@@ -21,14 +21,14 @@ export function registerConnectionsList(app: PublisherApp, deps: RouteDeps): voi
     tags: ["Connections"],
     summary: "Your connected platform accounts",
     security: API_KEY_SECURITY,
-    middleware: [apiKeyGuard(deps, "posts:read")],
+    middleware: apiKeyGuard(deps, "posts:read"),
     responses: {
       200: jsonResponse(z.object({ connections: z.array(ConnectionSchema) }), "Oldest first"),
       ...API_KEY_RESPONSES,
     },
   });
   app.openapi(route, async (c) => {
-    const connections = await listAccountConnections(deps.db, keyHolderOf(c).accountId);
+    const connections = await listAccountConnections(deps.db, c.var.caller.accountId);
     return c.json(
       {
         connections: connections.map((connection) => ({

@@ -1,9 +1,9 @@
 import type { Clock, Logger, ServiceApp } from "@app/core";
 import type { Database } from "@app/db";
+import type { RateLimiter } from "@app/edge";
 import type { Publishing } from "../contracts/publishing.ts";
 import type { MediaStorage } from "../contracts/storage.ts";
 import type { MediaPreflight } from "../media/preflight/media-preflight.ts";
-import type { RateLimiter } from "../store/rate-limits.ts";
 
 /** What a TikTok creator may post now (`creator_info`): privacy levels and the longest video. */
 export type TikTokCreatorFacts = { privacyLevelOptions: readonly string[]; maxVideoPostDurationSec?: number };
@@ -22,6 +22,7 @@ export type RouteDeps = {
   logger: Logger;
   storage: MediaStorage;
   publishing: Publishing;
+  /** Requests per key, counted when the key is checked (subject: the key id). */
   limiter: RateLimiter;
   publishTimeoutMs: number;
   presignExpiresSeconds: number;

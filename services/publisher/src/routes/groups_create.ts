@@ -1,5 +1,5 @@
 import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
-import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
 import { createGroup } from "../store/groups.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import {
@@ -22,7 +22,7 @@ export function registerGroupsCreate(app: PublisherApp, deps: RouteDeps): void {
     tags: ["Groups"],
     summary: "Create a group of connections",
     security: API_KEY_SECURITY,
-    middleware: [apiKeyGuard(deps, "posts:write")],
+    middleware: apiKeyGuard(deps, "posts:write"),
     request: { body: { required: true, content: { "application/json": { schema: NewGroup } } } },
     responses: {
       201: jsonResponse(z.object({ group: GroupSchema }), "Created"),
@@ -32,7 +32,7 @@ export function registerGroupsCreate(app: PublisherApp, deps: RouteDeps): void {
     },
   });
   app.openapi(route, async (c) => {
-    const { accountId } = keyHolderOf(c);
+    const { accountId } = c.var.caller;
     const body = c.req.valid("json");
     const connectionIds = await checkedConnectionIds(deps, accountId, body.connectionIds);
     const group = await createGroup(deps.db, { accountId, name: body.name, connectionIds });

@@ -1,5 +1,5 @@
 import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
-import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
 import { deleteGroup } from "../store/groups.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { groupNotFound } from "./groups-shared.ts";
@@ -14,7 +14,7 @@ export function registerGroupsDelete(app: PublisherApp, deps: RouteDeps): void {
     tags: ["Groups"],
     summary: "Delete a group",
     security: API_KEY_SECURITY,
-    middleware: [apiKeyGuard(deps, "posts:write")],
+    middleware: apiKeyGuard(deps, "posts:write"),
     request: { params: z.object({ id: textField().min(1).max(128) }) },
     responses: {
       200: jsonResponse(z.object({ success: z.literal(true) }), "Deleted"),
@@ -24,7 +24,7 @@ export function registerGroupsDelete(app: PublisherApp, deps: RouteDeps): void {
   });
   app.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
-    if (!(await deleteGroup(deps.db, keyHolderOf(c).accountId, id))) throw groupNotFound(id);
+    if (!(await deleteGroup(deps.db, c.var.caller.accountId, id))) throw groupNotFound(id);
     return c.json({ success: true as const }, 200);
   });
 }

@@ -1,5 +1,5 @@
 import { createRoute, jsonResponse, z } from "@app/core";
-import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
 import { listGroups } from "../store/groups.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { GroupSchema, groupView } from "./groups-shared.ts";
@@ -13,14 +13,14 @@ export function registerGroupsList(app: PublisherApp, deps: RouteDeps): void {
     tags: ["Groups"],
     summary: "Your groups of connections",
     security: API_KEY_SECURITY,
-    middleware: [apiKeyGuard(deps, "posts:read")],
+    middleware: apiKeyGuard(deps, "posts:read"),
     responses: {
       200: jsonResponse(z.object({ groups: z.array(GroupSchema) }), "Oldest first"),
       ...API_KEY_RESPONSES,
     },
   });
   app.openapi(route, async (c) => {
-    const groups = await listGroups(deps.db, keyHolderOf(c).accountId);
+    const groups = await listGroups(deps.db, c.var.caller.accountId);
     return c.json({ groups: groups.map(groupView) }, 200);
   });
 }

@@ -1,5 +1,5 @@
 import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
-import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
 import { updateGroup } from "../store/groups.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import {
@@ -29,7 +29,7 @@ export function registerGroupsUpdate(app: PublisherApp, deps: RouteDeps): void {
     tags: ["Groups"],
     summary: "Rename a group or change its connections",
     security: API_KEY_SECURITY,
-    middleware: [apiKeyGuard(deps, "posts:write")],
+    middleware: apiKeyGuard(deps, "posts:write"),
     request: {
       params: z.object({ id: textField().min(1).max(128) }),
       body: { required: true, content: { "application/json": { schema: GroupChange } } },
@@ -43,7 +43,7 @@ export function registerGroupsUpdate(app: PublisherApp, deps: RouteDeps): void {
     },
   });
   app.openapi(route, async (c) => {
-    const { accountId } = keyHolderOf(c);
+    const { accountId } = c.var.caller;
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
     const connectionIds =

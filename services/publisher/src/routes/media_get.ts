@@ -61,7 +61,7 @@ export function registerMediaGet(app: PublisherApp, deps: RouteDeps): void {
       return new Response(null, {
         status: 416,
         headers: { ...headers, "content-range": `bytes */${head.size}` },
-      }) as never;
+      });
     }
     const wanted = range === "full" ? undefined : range;
     const object = head.size === 0 ? undefined : await deps.storage.read(path, wanted);
@@ -70,7 +70,7 @@ export function registerMediaGet(app: PublisherApp, deps: RouteDeps): void {
       return new Response(body, {
         status: 200,
         headers: { ...headers, "content-length": String(head.size) },
-      }) as never;
+      });
     }
     return new Response(body, {
       status: 206,
@@ -79,6 +79,6 @@ export function registerMediaGet(app: PublisherApp, deps: RouteDeps): void {
         "content-length": String(wanted.end - wanted.start + 1),
         "content-range": `bytes ${wanted.start}-${wanted.end}/${head.size}`,
       },
-    }) as never;
+    });
   });
 }

@@ -1,5 +1,5 @@
 import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
-import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
 import { PublisherError } from "../errors.ts";
 import { findPost, returnToDraft } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
@@ -21,7 +21,7 @@ export function registerPostsCancel(app: PublisherApp, deps: RouteDeps): void {
     tags: ["Posts"],
     summary: "Cancel a scheduled post",
     security: API_KEY_SECURITY,
-    middleware: [apiKeyGuard(deps, "posts:write")],
+    middleware: apiKeyGuard(deps, "posts:write"),
     request: {
       body: {
         required: true,
@@ -38,7 +38,7 @@ export function registerPostsCancel(app: PublisherApp, deps: RouteDeps): void {
     },
   });
   app.openapi(route, async (c) => {
-    const { accountId } = keyHolderOf(c);
+    const { accountId } = c.var.caller;
     const { id } = c.req.valid("json");
     const post = await findPost(deps.db, accountId, id);
     if (!post) throw postNotFound(id);

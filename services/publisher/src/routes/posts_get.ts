@@ -1,5 +1,5 @@
 import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
-import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
 import { PublisherError } from "../errors.ts";
 import { findPost, targetOutcomes } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
@@ -19,7 +19,7 @@ export function registerPostsGet(app: PublisherApp, deps: RouteDeps): void {
     tags: ["Posts"],
     summary: "One post and its outcome on each platform",
     security: API_KEY_SECURITY,
-    middleware: [apiKeyGuard(deps, "posts:read")],
+    middleware: apiKeyGuard(deps, "posts:read"),
     request: { params: z.object({ id: textField().min(1).max(128) }) },
     responses: {
       200: jsonResponse(PostWithTargetsSchema, "The post"),
@@ -28,7 +28,7 @@ export function registerPostsGet(app: PublisherApp, deps: RouteDeps): void {
     },
   });
   app.openapi(route, async (c) => {
-    const { accountId } = keyHolderOf(c);
+    const { accountId } = c.var.caller;
     const { id } = c.req.valid("param");
     const post = await findPost(deps.db, accountId, id);
     if (!post) throw postNotFound(id);

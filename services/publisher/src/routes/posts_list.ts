@@ -1,5 +1,5 @@
 import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
-import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
 import { decodeCursor, encodeCursor } from "../domain/cursor.ts";
 import { listPosts } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
@@ -40,7 +40,7 @@ export function registerPostsList(app: PublisherApp, deps: RouteDeps): void {
     tags: ["Posts"],
     summary: "List your posts, newest first",
     security: API_KEY_SECURITY,
-    middleware: [apiKeyGuard(deps, "posts:read")],
+    middleware: apiKeyGuard(deps, "posts:read"),
     request: { query: ListQuery },
     responses: {
       200: jsonResponse(
@@ -52,7 +52,7 @@ export function registerPostsList(app: PublisherApp, deps: RouteDeps): void {
     },
   });
   app.openapi(route, async (c) => {
-    const { accountId } = keyHolderOf(c);
+    const { accountId } = c.var.caller;
     const query = c.req.valid("query");
     const after = query.cursor;
     const page = await listPosts(deps.db, {

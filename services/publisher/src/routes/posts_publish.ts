@@ -1,5 +1,5 @@
 import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
-import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
 import type { TargetOutcome, TargetStatus } from "../contracts/post.ts";
 import { derivePostStatus } from "../domain/post-status.ts";
 import { insertPost, targetOutcomes } from "../store/posts.ts";
@@ -99,7 +99,7 @@ export function registerPostsPublish(app: PublisherApp, deps: RouteDeps): void {
     description:
       "Targets still running when the wait ends keep going in the background and publish later: each is answered with its own `success: null` and its status, `allPublished` is false, and the answer's `success` stays true unless a target failed; follow them with GET /api/v1/posts/{id} rather than publishing again.",
     security: API_KEY_SECURITY,
-    middleware: [apiKeyGuard(deps, "posts:write")],
+    middleware: apiKeyGuard(deps, "posts:write"),
     request: { body: { required: true, content: { "application/json": { schema: PublishPayloadSchema } } } },
     responses: {
       200: jsonResponse(PublishResult, "The post and each platform's outcome so far"),
@@ -111,7 +111,7 @@ export function registerPostsPublish(app: PublisherApp, deps: RouteDeps): void {
     },
   });
   app.openapi(route, async (c) => {
-    const { accountId } = keyHolderOf(c);
+    const { accountId } = c.var.caller;
     const prepared = await preparePost(deps, accountId, c.req.valid("json"));
     const now = deps.clock.now();
     const postId = await deps.db.transaction((tx) =>

@@ -1,6 +1,6 @@
 import { createRoute, errorResponseSpec, jsonResponse, toIso, z } from "@app/core";
 import { isStalePreparedStatement } from "@app/db";
-import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
 import { candidateSlots, QUEUE_HORIZON_DAYS, type QueueSettings } from "../domain/queue-slots.ts";
 import { PublisherError } from "../errors.ts";
 import { firstFreeSlot, insertPost, lockQueueReadSettings } from "../store/posts.ts";
@@ -35,7 +35,7 @@ export function registerPostsQueue(app: PublisherApp, deps: RouteDeps): void {
     description:
       "Slots are local times in the schedule's time zone (postsPerDay 1 → 09:00; 2 → 09:00, 17:00; 3 → 09:00, 13:00, 18:00) on the allowed days (0 = Sunday). A slot is free when no scheduled, publishing or published post for one of the same connections sits at that instant. 90 days are searched.",
     security: API_KEY_SECURITY,
-    middleware: [apiKeyGuard(deps, "posts:write")],
+    middleware: apiKeyGuard(deps, "posts:write"),
     request: { body: { required: true, content: { "application/json": { schema: QueuePayloadSchema } } } },
     responses: {
       200: jsonResponse(QueueResult, "Queued"),
@@ -45,7 +45,7 @@ export function registerPostsQueue(app: PublisherApp, deps: RouteDeps): void {
     },
   });
   app.openapi(route, async (c) => {
-    const { accountId } = keyHolderOf(c);
+    const { accountId } = c.var.caller;
     const body = c.req.valid("json");
     const prepared = await preparePost(deps, accountId, body);
     const connectionIds = prepared.targets.map((t) => t.connectionId);

@@ -1,5 +1,5 @@
 import { createRoute, errorResponseSpec, jsonResponse, toIso, z } from "@app/core";
-import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
 import { insertPost } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { SchedulePayloadSchema } from "./post-payload.ts";
@@ -26,7 +26,7 @@ export function registerPostsSchedule(app: PublisherApp, deps: RouteDeps): void 
     tags: ["Posts"],
     summary: "Schedule a post",
     security: API_KEY_SECURITY,
-    middleware: [apiKeyGuard(deps, "posts:write")],
+    middleware: apiKeyGuard(deps, "posts:write"),
     request: { body: { required: true, content: { "application/json": { schema: SchedulePayloadSchema } } } },
     responses: {
       200: jsonResponse(ScheduleResult, "Scheduled"),
@@ -36,7 +36,7 @@ export function registerPostsSchedule(app: PublisherApp, deps: RouteDeps): void 
     },
   });
   app.openapi(route, async (c) => {
-    const { accountId } = keyHolderOf(c);
+    const { accountId } = c.var.caller;
     const body = c.req.valid("json");
     const now = deps.clock.now();
     const when = new Date(body.scheduledFor);

@@ -1,6 +1,7 @@
 import { createRoute, requestHeader, requestIdOf, z } from "@app/core";
 import type { Context } from "hono";
-import { EMBEDDED_BUCKET, type LocalDiskStorage } from "../storage/local-disk.ts";
+import type { MediaStorage } from "../contracts/storage.ts";
+import { EMBEDDED_BUCKET } from "../storage/local-disk.ts";
 import { isStoragePath } from "../storage/paths.ts";
 import { S3_REFUSALS, type S3RefusalCode, s3ErrorXml, verifyPresignedRequest } from "../storage/sigv4.ts";
 import { markMediaComplete } from "../store/media.ts";
@@ -48,7 +49,11 @@ const xml = { "application/xml": { schema: z.string() } };
  * (SigV4 query signature over method, path, query, host, Content-Length and Content-Type; expiry;
  * clock skew), refused with S3's XML errors, and streamed to disk.
  */
-export function registerStoragePut(app: PublisherApp, deps: RouteDeps & { storage: LocalDiskStorage }): void {
+export function registerStoragePut(
+  app: PublisherApp,
+  deps: RouteDeps,
+  uploads: NonNullable<MediaStorage["selfServedUploads"]>,
+): void {
   const route = createRoute({
     method: "put",
     path: "/storage/{bucket}/{path}",
@@ -71,7 +76,7 @@ export function registerStoragePut(app: PublisherApp, deps: RouteDeps & { storag
   app.openapi(route, async (c) => {
     const { bucket, path } = c.req.param() as { bucket: string; path: string };
     if (bucket !== EMBEDDED_BUCKET || !isStoragePath(path)) {
-      return s3Error(c, "NoSuchBucket", "The specified bucket does not exist.") as never;
+      return s3Error(c, "NoSuchBucket", "The specified bucket does not exist.");
     }
     const url = new URL(c.req.url);
     const verdict = verifyPresignedRequest(
@@ -81,17 +86,17 @@ export function registerStoragePut(app: PublisherApp, deps: RouteDeps & { storag
         rawQuery: url.search.slice(1),
         header: (name) => requestHeader(c, name) ?? (name === "host" ? url.host : undefined),
       },
-      deps.storage.options.credentials,
+      uploads.credentials,
       deps.clock.now(),
     );
-    if (!verdict.ok) return s3Error(c, verdict.code, verdict.message) as never;
+    if (!verdict.ok) return s3Error(c, verdict.code, verdict.message);
     const declared = requestHeader(c, "content-length");
     if (declared === undefined || !/^\d{1,16}$/.test(declared)) {
-      return s3Error(c, "MissingContentLength", "You must provide the Content-Length HTTP header.") as never;
+      return s3Error(c, "MissingContentLength", "You must provide the Content-Length HTTP header.");
     }
     const length = Number(declared);
     if (length > MAX_UPLOAD_BYTES) {
-      return s3Error(c, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size.") as never;
+      return s3Error(c, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size.");
     }
     const contentType = requestHeader(c, "content-type") ?? "application/octet-stream";
     try {
@@ -104,15 +109,15 @@ export function registerStoragePut(app: PublisherApp, deps: RouteDeps & { storag
     } catch (error) {
       if (isStorageFault(error)) {
         deps.logger.error({ err: error, path }, "a presigned upload could not be stored");
-        return s3Error(c, "InternalError", "We encountered an internal error. Please try again.") as never;
+        return s3Error(c, "InternalError", "We encountered an internal error. Please try again.");
       }
       return s3Error(
         c,
         "IncompleteBody",
         "You did not provide the number of bytes specified by the Content-Length HTTP header.",
-      ) as never;
+      );
     }
     await markMediaComplete(deps.db, path);
-    return new Response(null, { status: 200 }) as never;
+    return new Response(null, { status: 200 });
   });
 }

@@ -1,6 +1,9 @@
 import { createRoute, errorResponseSpec, jsonResponse, requestHeader, z } from "@app/core";
-import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import type { ApiKeyMiddleware } from "@app/edge";
+import type { Env, MiddlewareHandler } from "hono";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
 import { PublisherError } from "../errors.ts";
+import type { KeyHolder } from "../store/accounts.ts";
 import { recordMedia } from "../store/media.ts";
 import { receiveFromClient, watchUploadClient } from "../uploads/client-end.ts";
 import { MAX_UPLOAD_BYTES, UPLOAD_V2_PATH } from "../uploads/limits.ts";
@@ -24,6 +27,12 @@ export const UPLOAD_V1_PATH = "/api/v1/upload";
 
 /** POST /api/v1/upload: a multipart `file` or a raw body named by `x-filename`, streamed to storage. */
 export function registerUploadV1(app: PublisherApp, deps: RouteDeps): void {
+  // The client's end watched first (it may answer a short body itself), then the key checked. A
+  // typed pair, not an array literal, so that the handler sees the key's holder as `c.var.caller`.
+  const middleware: [MiddlewareHandler<Env>, ApiKeyMiddleware<KeyHolder>] = [
+    watchUploadClient,
+    apiKeyGuard(deps, "media:write"),
+  ];
   const route = createRoute({
     method: "post",
     path: UPLOAD_V1_PATH,
@@ -32,7 +41,7 @@ export function registerUploadV1(app: PublisherApp, deps: RouteDeps): void {
     summary: "Upload media directly",
     description: `multipart/form-data with the field \`file\`, or a raw body with the header \`x-filename\`. Content-Length is required, at most ${MAX_UPLOAD_BYTES} bytes, and checked before the body is read. A JSON body gets 426 pointing to ${UPLOAD_V2_PATH}.`,
     security: API_KEY_SECURITY,
-    middleware: [watchUploadClient, apiKeyGuard(deps, "media:write")],
+    middleware,
     responses: {
       200: jsonResponse(UploadResult, "Stored"),
       400: errorResponseSpec(
@@ -54,21 +63,20 @@ export function registerUploadV1(app: PublisherApp, deps: RouteDeps): void {
       );
     }
     const length = declaredLength(c);
-    const { accountId } = keyHolderOf(c);
+    const { accountId } = c.var.caller;
     let mediaId = "";
     const makePath = (extension: string) => {
       const made = newMediaPath(extension);
       mediaId = made.id;
       return made.path;
     };
-    const received = await receiveFromClient(c, deps.logger, length, () =>
+    // A client that half-closed after a short body was answered as it went; the error thrown then
+    // gives way to that answer (see client-end.ts).
+    const upload = await receiveFromClient(c, deps.logger, length, () =>
       contentType.startsWith("multipart/form-data")
         ? receiveMultipart(c, deps.storage, makePath, length)
         : receiveRaw(c, deps.storage, makePath, length),
     );
-    // A client that half-closed after a short body was answered as it went (see client-end.ts).
-    if ("answered" in received) return received.answered as never;
-    const { upload } = received;
     await recordMedia(deps.db, { id: mediaId, accountId, ...upload, complete: true });
     return c.json(
       {

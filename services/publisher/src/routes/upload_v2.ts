@@ -1,5 +1,5 @@
 import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
-import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard, keyHolderOf } from "../auth/guard.ts";
+import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
 import { describeUpload, isUploadContentType, UPLOAD_CONTENT_TYPES } from "../domain/media-types.ts";
 import { recordMedia } from "../store/media.ts";
 import { MAX_UPLOAD_BYTES } from "../uploads/limits.ts";
@@ -47,7 +47,7 @@ export function registerUploadV2(app: PublisherApp, deps: RouteDeps): void {
     tags: ["Media"],
     summary: "Get a presigned upload URL",
     security: API_KEY_SECURITY,
-    middleware: [apiKeyGuard(deps, "media:write")],
+    middleware: apiKeyGuard(deps, "media:write"),
     request: { body: { required: true, content: { "application/json": { schema: PresignRequest } } } },
     responses: {
       200: jsonResponse(PresignResult, "PUT the file to uploadUrl, then use videoUrl in a post"),
@@ -58,7 +58,7 @@ export function registerUploadV2(app: PublisherApp, deps: RouteDeps): void {
     },
   });
   app.openapi(route, async (c) => {
-    const { accountId } = keyHolderOf(c);
+    const { accountId } = c.var.caller;
     const body = c.req.valid("json");
     const described = describeUpload(body.filename, body.contentType);
     if (!described) {

@@ -30,7 +30,12 @@ type ObjectMeta = { contentType: string; size: number };
 export class LocalDiskStorage implements MediaStorage {
   private client: { base: string; client: S3Client } | undefined;
 
-  constructor(readonly options: LocalDiskOptions) {}
+  /** Presigned PUTs come to this service's own `/storage/media/<path>`, signed with these credentials. */
+  readonly selfServedUploads: { credentials: SigningCredentials };
+
+  constructor(readonly options: LocalDiskOptions) {
+    this.selfServedUploads = { credentials: options.credentials };
+  }
 
   private file(path: string): string {
     if (!isStoragePath(path)) throw new ObjectMissingError(path);

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
-import { newId, newSecret } from "@app/core";
+import { type Clock, newId } from "@app/core";
 import type { Queryable } from "@app/db";
+import { DatabaseApiKeyStore } from "@app/edge";
 import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from "../domain/queue-slots.ts";
 import { SCOPES, type Scope } from "../domain/scopes.ts";
 
@@ -16,15 +16,27 @@ export type KeyHolder = { keyId: string; accountId: string; scopes: Scope[] };
 export type ApiKeyRecord = {
   id: string;
   accountId: string;
+  /** The key's first characters (`pk_a1b2`), empty for keys issued before they were kept. */
+  prefix: string;
   label: string | null;
   scopes: Scope[];
   createdAt: Date;
+  /** When the key was last used, to the minute. */
+  lastUsedAt: Date | null;
   revokedAt: Date | null;
 };
 
-/** SHA-256 of a key, hex: what the database keeps instead of the key. */
-export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
+/**
+ * The publisher's API keys: the shared API keys (`@app/edge`: 256-bit random secrets shown once,
+ * kept as SHA-256 hashes, verified in constant time, scoped, revocable) in `publisher.api_keys`.
+ */
+export function publisherApiKeys(db: Queryable, clock?: Clock): DatabaseApiKeyStore<Scope> {
+  return new DatabaseApiKeyStore<Scope>(db, {
+    table: "publisher.api_keys",
+    ownerColumn: "account_id",
+    keyPrefix: API_KEY_PREFIX,
+    clock,
+  });
 }
 
 /** Creates an account (its smart schedule starts at the defaults, in `timeZone` or UTC). */
@@ -56,42 +68,31 @@ export async function createApiKey(
   db: Queryable,
   input: { accountId: string; scopes?: readonly Scope[]; label?: string },
 ): Promise<{ id: string; key: string }> {
-  const key = newSecret(API_KEY_PREFIX);
-  const id = newId("key");
   const scopes = SCOPES.filter((scope) => (input.scopes ?? SCOPES).includes(scope));
-  await db.query(
-    "INSERT INTO publisher.api_keys (id, account_id, key_hash, label, scopes) VALUES ($1, $2, $3, $4, $5)",
-    [id, input.accountId, hashApiKey(key), input.label ?? null, scopes],
-  );
-  return { id, key };
+  const issued = await publisherApiKeys(db).issue({ ownerId: input.accountId, label: input.label, scopes });
+  return { id: issued.id, key: issued.key };
 }
 
-/** The holder of a key that exists and is not revoked. */
-export async function authenticateApiKey(db: Queryable, key: string): Promise<KeyHolder | undefined> {
-  const [holder] = await db.query<KeyHolder>(
-    `SELECT id AS "keyId", account_id AS "accountId", scopes FROM publisher.api_keys
-     WHERE key_hash = $1 AND revoked_at IS NULL`,
-    [hashApiKey(key)],
-  );
-  return holder;
+/** The holder of a key that exists and is not revoked (its last use recorded). */
+export async function authenticateApiKey(
+  keys: DatabaseApiKeyStore<Scope>,
+  key: string,
+): Promise<KeyHolder | undefined> {
+  const verified = await keys.verify(key);
+  return verified && { keyId: verified.keyId, accountId: verified.ownerId, scopes: verified.scopes };
 }
 
 /** Revokes a key by id; false when there is no such active key. */
-export async function revokeApiKey(db: Queryable, keyId: string, at: Date): Promise<boolean> {
-  const rows = await db.query(
-    "UPDATE publisher.api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id",
-    [keyId, at],
-  );
-  return rows.length > 0;
+export function revokeApiKey(db: Queryable, keyId: string, at: Date): Promise<boolean> {
+  return publisherApiKeys(db).revoke(keyId, at);
 }
 
 /** An account's keys, oldest first (records only). */
 export async function listApiKeys(db: Queryable, accountId: string): Promise<ApiKeyRecord[]> {
-  return db.query<ApiKeyRecord>(
-    `SELECT id, account_id AS "accountId", label, scopes, created_at AS "createdAt", revoked_at AS "revokedAt"
-     FROM publisher.api_keys WHERE account_id = $1 ORDER BY created_at, id`,
-    [accountId],
-  );
+  return (await publisherApiKeys(db).list(accountId)).map(({ ownerId, ...record }) => ({
+    ...record,
+    accountId: ownerId,
+  }));
 }
 
 /** The account's smart schedule: where queued posts go when a request names no settings. */

@@ -102,25 +102,26 @@ export const watchUploadClient: MiddlewareHandler = async (c, next) => {
   }
   if (watch.outcome() !== "answered" || c.res.headers.get("x-hono-already-sent") === "true") return;
   // Replaced, not merged: Hono's setter would copy the answer into a Response the server writes out.
-  c.res = undefined as never;
+  c.res = undefined;
   c.res = alreadyAnswered(400);
 };
 
 /**
  * Runs `receive` (an upload's body into storage) under a {@link watchClientEnd}. When the client
  * ended the upload early, that is logged at info as the client's doing (no stack: nothing failed
- * here) and the upload fails as `INCOMPLETE_UPLOAD`; `answered` carries the response to return when
- * the client was already answered. Any other failure is the caller's, unchanged.
+ * here) and the upload fails as `INCOMPLETE_UPLOAD`; when the client was already answered here,
+ * {@link watchUploadClient} (which a route receiving this way runs first) keeps that answer over
+ * the error's. Any other failure is the caller's, unchanged.
  */
 export async function receiveFromClient<T>(
   c: Context,
   logger: Logger,
   expectedBytes: number,
   receive: () => Promise<T>,
-): Promise<{ upload: T } | { answered: Response }> {
+): Promise<T> {
   const watch = watchClientEnd(c, expectedBytes);
   try {
-    return { upload: await receive() };
+    return await receive();
   } catch (error) {
     const ended = watch.outcome();
     if (!ended) throw error;
@@ -128,7 +129,7 @@ export async function receiveFromClient<T>(
       { requestId: requestIdOf(c), path: c.req.path, expectedBytes },
       "upload ended by the client before its body was complete",
     );
-    if (ended === "answered") return { answered: alreadyAnswered(400) };
+    if (ended === "answered") throw shortBodyError(expectedBytes);
     throw error instanceof PublisherError
       ? error
       : new PublisherError(

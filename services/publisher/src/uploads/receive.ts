@@ -109,7 +109,7 @@ export function requestBody(c: Context): RequestBody {
   const incoming = (c.env as { incoming?: Readable } | undefined)?.incoming;
   if (incoming) return { stream: incoming, ownsChunks: true };
   const body = c.req.raw.body;
-  return { stream: body ? Readable.fromWeb(body as never) : Readable.from([]), ownsChunks: false };
+  return { stream: body ? Readable.fromWeb(body) : Readable.from([]), ownsChunks: false };
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { Database } from "@app/db";
+import { apiKeyHash } from "@app/edge";
 import { json, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { runCli } from "../../src/cli/run.ts";
-import { hashApiKey } from "../../src/store/accounts.ts";
 import { call, fakeClock, publisherApp } from "../support.ts";
 
 function cli(db: Database) {
@@ -34,7 +34,7 @@ describe("npm run publisher --", () => {
       "SELECT key_hash FROM publisher.api_keys WHERE id = $1",
       [issued.result.id],
     );
-    expect(rows[0]?.key_hash).toBe(hashApiKey(issued.result.key));
+    expect(rows[0]?.key_hash).toBe(apiKeyHash(issued.result.key));
     const { app } = publisherApp(db);
     expect((await call(app, "GET", "/api/v1/groups", issued.result.key)).status).toBe(200);
   });

@@ -2,7 +2,6 @@ import { describe, expect, test } from "vitest";
 import { parseRange } from "../../src/domain/byte-range.ts";
 import { decodeCursor, encodeCursor } from "../../src/domain/cursor.ts";
 import { describeUpload, mediaTypeOfUrl } from "../../src/domain/media-types.ts";
-import { secondsUntilWindowEnds, windowStartOf } from "../../src/domain/rate-limit.ts";
 import { parseScopes } from "../../src/domain/scopes.ts";
 
 describe("byte ranges", () => {
@@ -64,19 +63,11 @@ describe("media types", () => {
   });
 });
 
-describe("scopes and rate windows", () => {
+describe("scopes", () => {
   test("no list means every scope; a list is kept in canonical order; unknown scopes are refused", () => {
     expect(parseScopes(undefined)).toEqual(["posts:read", "posts:write", "media:write"]);
     expect(parseScopes("media:write, posts:read")).toEqual(["posts:read", "media:write"]);
     expect(() => parseScopes("posts:delete")).toThrow(/posts:delete/);
     expect(() => parseScopes(" , ")).toThrow(/at least one/);
-  });
-
-  test("windows align to the minute and Retry-After counts the seconds left", () => {
-    const limit = { limit: 120, windowSeconds: 60 };
-    const now = new Date("2026-06-15T06:00:42.500Z");
-    const start = windowStartOf(now, limit);
-    expect(start.toISOString()).toBe("2026-06-15T06:00:00.000Z");
-    expect(secondsUntilWindowEnds(start, limit, now)).toBe(18);
   });
 });

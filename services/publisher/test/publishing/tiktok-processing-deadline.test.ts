@@ -1,6 +1,6 @@
 import { test } from "@app/testkit";
 import { expect } from "vitest";
-import { publishingSchema, toPublishingSettings } from "../../src/publishing/settings.ts";
+import { loadPublisherConfig } from "../../src/config.ts";
 import {
   content,
   insertPost,
@@ -22,7 +22,7 @@ const twins = usePlatformTwins();
 
 test("the processing deadline is PUBLISHER_TIKTOK_PROCESSING_TIMEOUT_MS, one hour by default", () => {
   const parse = (env: Record<string, string>) =>
-    toPublishingSettings(publishingSchema.parse({ PUBLISHER_TOKEN_SECRET: TEST_SECRET, ...env })).workers;
+    loadPublisherConfig({ PUBLISHER_TOKEN_SECRET: TEST_SECRET, ...env }).publishing.workers;
   expect(parse({}).tiktokProcessingTimeoutMs).toBe(3_600_000);
   expect(parse({ PUBLISHER_TIKTOK_PROCESSING_TIMEOUT_MS: "900000" }).tiktokProcessingTimeoutMs).toBe(900_000);
   expect(() => parse({ PUBLISHER_TIKTOK_PROCESSING_TIMEOUT_MS: "5" })).toThrow();

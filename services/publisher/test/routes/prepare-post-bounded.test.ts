@@ -2,6 +2,7 @@ import { readdir } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { ApiError } from "@app/core";
 import type { Database } from "@app/db";
+import { DatabaseFixedWindow } from "@app/edge";
 import { silentLogger, test } from "@app/testkit";
 import { describe, expect, vi } from "vitest";
 import { DEFAULT_RATE_LIMIT } from "../../src/config.ts";
@@ -11,7 +12,6 @@ import { createFakePublishing } from "../../src/publishing.fake.ts";
 import type { RouteDeps, TikTokCreatorLookup } from "../../src/routes/deps.ts";
 import { preparePost } from "../../src/routes/prepare-post.ts";
 import type { LocalDiskStorage } from "../../src/storage/local-disk.ts";
-import { RateLimiter } from "../../src/store/rate-limits.ts";
 import { jpegImage } from "../media/images.ts";
 import { call, fakeClock, publisherApp, seedAccount, seedConnection, testStorage } from "../support.ts";
 
@@ -45,7 +45,7 @@ function routeDeps(
     logger: silentLogger(),
     storage,
     publishing: createFakePublishing(db),
-    limiter: new RateLimiter(db, DEFAULT_RATE_LIMIT, clock),
+    limiter: new DatabaseFixedWindow(db, { namespace: "publisher", rule: DEFAULT_RATE_LIMIT, clock }),
     publishTimeoutMs: 1_000,
     presignExpiresSeconds: 900,
     tiktokCreator: extra.tiktokCreator,

@@ -34,7 +34,7 @@ export function lexFromJson(value: unknown): unknown {
     throw invalid(`Input is nested more than ${MAX_NESTING_DEPTH} levels deep`);
   }
   try {
-    return jsonToLex(value as never);
+    return jsonToLex(value);
   } catch (error) {
     throw invalid(error instanceof Error ? error.message : String(error));
   }

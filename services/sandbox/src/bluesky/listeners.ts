@@ -16,10 +16,10 @@ export async function serveBlueskyNetwork(
   apps: BlueskyNetworkApps,
   options: { host: string; plcPort: number; pds2Port: number },
 ): Promise<BlueskyListeners> {
-  const plc: RunningServer = await serveApp(apps.plc as never, { host: options.host, port: options.plcPort });
+  const plc: RunningServer = await serveApp(apps.plc, { host: options.host, port: options.plcPort });
   let pds2: RunningServer;
   try {
-    pds2 = await serveApp(apps.pds2 as never, { host: options.host, port: options.pds2Port });
+    pds2 = await serveApp(apps.pds2, { host: options.host, port: options.pds2Port });
   } catch (error) {
     await plc.close();
     throw error;

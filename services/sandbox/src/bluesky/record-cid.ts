@@ -9,7 +9,7 @@ import { sha256 } from "multiformats/hashes/sha2";
  * `$bytes` are byte strings. `record` is its JSON form (as the XRPC body carries it).
  */
 export async function recordCid(record: unknown): Promise<string> {
-  return (await cidOfLexValue(jsonToLex(record as never))).toString();
+  return (await cidOfLexValue(jsonToLex(record))).toString();
 }
 
 /** The CID of any value of the atproto data model, in its `@atproto/lexicon` form. */

@@ -9,7 +9,6 @@ import type { YouTubeCaller } from "./youtube-auth.ts";
 export const MAX_VIDEO_BYTES = 274_877_906_944;
 /** The most metadata the twin reads (Google documents no figure; its answer when over is quoted). */
 export const MAX_METADATA_BYTES = 1024 * 1024;
-const DAY_MS = 86_400_000;
 const VIDEO_TYPE = /^video\/[\w.+-]+$/;
 
 /** A caller with a channel: who may insert. */
@@ -46,13 +45,7 @@ export function checkInsertMetadata(text: string, now: Date): VideoMetadata {
 
 /** Counts one insert against the client's daily uploads (403 `quotaExceeded` past it). */
 export function takeInsertQuota(ctx: SandboxContext, caller: Uploader): void {
-  const quota = ctx.limiter.take(
-    `youtube.insert:${caller.grant.clientId}`,
-    ctx.settings.google.uploadsPerDay,
-    DAY_MS,
-    ctx.kit.clock.now(),
-  );
-  if (!quota.allowed) {
+  if (!ctx.limits.youtubeInserts.take(caller.grant.clientId).allowed) {
     throw new PlatformFailure(
       403,
       "quotaExceeded",

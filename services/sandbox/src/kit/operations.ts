@@ -11,6 +11,7 @@ import {
   redactAuthorization,
   redactQuery,
 } from "./request-log.ts";
+import { contentfulStatus } from "./status.ts";
 
 /** What every twin operation shares: the request log, the fault book, the clock and the logger. */
 export type OperationKit = { log: RequestLog; faults: FaultBook; clock: Clock; logger: Logger };
@@ -52,7 +53,7 @@ function respond(c: Context, errors: ErrorRenderer, failure: PlatformFailure | F
     message: failure.message,
     headers,
   });
-  return c.json(rendered.body as object, rendered.status as never, headers);
+  return c.json(rendered.body as object, contentfulStatus(rendered.status), headers);
 }
 
 async function misbehave(c: Context, fault: Fault): Promise<void> {

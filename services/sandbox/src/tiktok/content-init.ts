@@ -86,7 +86,7 @@ async function initContent(c: Context, ctx: SandboxContext) {
   if (!caller.grant.scopes.includes(scope)) {
     throw new PlatformFailure(401, "scope_not_authorized", `The user did not authorize the scope ${scope}.`);
   }
-  takeTikTokRate(ctx, caller, "init", ctx.settings.tiktok.initPerMinute);
+  takeTikTokRate(ctx.limits.tiktokInit, caller);
   let postInfo: PostInfo | null;
   if (mode === "DIRECT_POST") {
     const checked = checkPostInfo(body.post_info, caller.creator, "PHOTO");

@@ -37,7 +37,7 @@ export function registerTikTokCreatorInfo(app: ServiceApp, ctx: SandboxContext):
     },
     (c) => {
       const caller = tiktokCaller(c, ctx, ["video.publish"]);
-      takeTikTokRate(ctx, caller, "creator_info", ctx.settings.tiktok.creatorInfoPerMinute);
+      takeTikTokRate(ctx.limits.tiktokCreatorInfo, caller);
       const { creator } = caller;
       return tiktokOk(c, {
         creator_avatar_url: creator.avatarUrl,

@@ -44,7 +44,7 @@ export async function pullMedia(
         callback(bytes > options.maxBytes ? new Error(`larger than ${options.maxBytes} bytes`) : null, chunk);
       },
     });
-    await pipeline(Readable.fromWeb(response.body as never), cap, digest.sink());
+    await pipeline(Readable.fromWeb(response.body), cap, digest.sink());
     return {
       url,
       bytes: digest.bytes,

@@ -22,7 +22,7 @@ export function registerTikTokStatusFetch(app: ServiceApp, ctx: SandboxContext):
     },
     async (c) => {
       const caller = tiktokCaller(c, ctx, ["video.publish", "video.upload"]);
-      takeTikTokRate(ctx, caller, "status", ctx.settings.tiktok.statusPerMinute);
+      takeTikTokRate(ctx.limits.tiktokStatus, caller);
       const body = await readJsonObject(
         c,
         () => new PlatformFailure(400, "invalid_params", "The body is not JSON."),

@@ -1,3 +1,4 @@
+import type { MemoryFixedWindow } from "@app/edge";
 import type { Context } from "hono";
 import type { SandboxContext } from "../context.ts";
 import { DEMO_TIKTOK, type TikTokCreator } from "../demo.ts";
@@ -37,20 +38,12 @@ export function tiktokCaller(c: Context, ctx: SandboxContext, scopes: string[]):
   return { grant: check.grant, creator, token };
 }
 
-/** The per-token rate limit of an endpoint (429 `rate_limit_exceeded`; TikTok sends no Retry-After). */
-export function takeTikTokRate(
-  ctx: SandboxContext,
-  caller: TikTokCaller,
-  endpoint: string,
-  perMinute: number,
-): void {
-  const decision = ctx.limiter.take(
-    `tiktok:${endpoint}:${tokenFingerprint(caller.token)}`,
-    perMinute,
-    60_000,
-    ctx.kit.clock.now(),
-  );
-  if (!decision.allowed) {
+/**
+ * Counts a call against an endpoint's per-token limit (one of the context's `limits`): past it
+ * 429 `rate_limit_exceeded` (TikTok sends no Retry-After and no rate-limit headers).
+ */
+export function takeTikTokRate(limiter: MemoryFixedWindow, caller: TikTokCaller): void {
+  if (!limiter.take(tokenFingerprint(caller.token)).allowed) {
     throw new PlatformFailure(
       429,
       "rate_limit_exceeded",

@@ -21,7 +21,7 @@ const MAX_VIDEO_BYTES = 4 * 1024 ** 3;
 const badBody = () => new PlatformFailure(400, "invalid_params", "The request body is not a JSON object.");
 
 async function initVideo(c: Context, ctx: SandboxContext, caller: TikTokCaller, mode: TikTokPost["mode"]) {
-  takeTikTokRate(ctx, caller, "init", ctx.settings.tiktok.initPerMinute);
+  takeTikTokRate(ctx.limits.tiktokInit, caller);
   const body = await readJsonObject(c, badBody);
   let postInfo: PostInfo | null = null;
   if (mode === "DIRECT_POST") {

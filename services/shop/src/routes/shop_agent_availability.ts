@@ -2,7 +2,6 @@ import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import { isSupportedDate, SUPPORTED_DATES } from "../domain/calendar.ts";
 import { ServiceSchema, ShopSchema, SlotSchema, serviceView, shopView, slotView } from "./schemas.ts";
 import {
-  keyHolderOf,
   partyTooLarge,
   type RouteDeps,
   SHOP_KEY_RESPONSES,
@@ -71,7 +70,7 @@ export function registerShopAgentAvailability(app: ShopApp, deps: RouteDeps): vo
     tags: ["Shop"],
     summary: "The shop, its services and, for one service, its open slots",
     security: SHOP_KEY_SECURITY,
-    middleware: [shopKeyGuard(deps, "read")],
+    middleware: shopKeyGuard(deps, "read"),
     request: { query: AvailabilityQuery },
     responses: {
       200: jsonResponse(Availability, "The shop and its services, with slots when `service` is given"),
@@ -82,7 +81,7 @@ export function registerShopAgentAvailability(app: ShopApp, deps: RouteDeps): vo
   });
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const { shopId } = keyHolderOf(c);
+    const { shopId } = c.var.caller;
     if (query.service === undefined) {
       const { shop, services } = await deps.scheduler.catalog(shopId);
       return c.json({ shop: shopView(shop), services: services.map((s) => serviceView(s, shop)) }, 200);

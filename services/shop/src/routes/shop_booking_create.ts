@@ -2,7 +2,6 @@ import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import { formatInZone } from "../domain/calendar.ts";
 import { ShopError } from "../errors.ts";
 import {
-  keyHolderOf,
   partyTooLarge,
   type RouteDeps,
   SHOP_KEY_RESPONSES,
@@ -46,7 +45,7 @@ export function registerShopBookingCreate(app: ShopApp, deps: RouteDeps): void {
     tags: ["Shop"],
     summary: "Book an open slot",
     security: SHOP_KEY_SECURITY,
-    middleware: [shopKeyGuard(deps, "booking")],
+    middleware: shopKeyGuard(deps, "booking"),
     request: { body: { required: true, content: { "application/json": { schema: NewBooking } } } },
     responses: {
       201: jsonResponse(z.object({ booking: BookingSchema }), "Booked"),
@@ -58,7 +57,7 @@ export function registerShopBookingCreate(app: ShopApp, deps: RouteDeps): void {
   });
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
-    const { shopId } = keyHolderOf(c);
+    const { shopId } = c.var.caller;
     const result = await deps.scheduler.book(shopId, {
       serviceId: body.service,
       start: new Date(body.start),

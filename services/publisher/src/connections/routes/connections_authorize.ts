@@ -15,6 +15,7 @@ export function registerConnectionsAuthorize(
     tags: ["Connections"],
     summary: "Start connecting a YouTube or TikTok account (returns the platform's authorize URL)",
     security: SECURITY,
+    middleware: routeDeps.keyGuard("posts:write"),
     request: { params: z.object({ platform: z.enum(["youtube", "tiktok"]) }) },
     responses: {
       200: jsonResponse(
@@ -26,7 +27,7 @@ export function registerConnectionsAuthorize(
     },
   });
   app.openapi(route, async (c) => {
-    const { accountId } = await routeDeps.authenticate(c, "posts:write");
+    const { accountId } = c.var.caller;
     return c.json(await startConnect(deps, { accountId, platform: c.req.valid("param").platform }), 200);
   });
 }

@@ -16,6 +16,7 @@ export function registerConnectionsBluesky(
     tags: ["Connections"],
     summary: "Connect a Bluesky account with its handle and an app password",
     security: SECURITY,
+    middleware: routeDeps.keyGuard("posts:write"),
     request: {
       body: {
         required: true,
@@ -37,7 +38,7 @@ export function registerConnectionsBluesky(
     },
   });
   app.openapi(route, async (c) => {
-    const { accountId } = await routeDeps.authenticate(c, "posts:write");
+    const { accountId } = c.var.caller;
     const body = c.req.valid("json");
     const connection = await connectBluesky(deps, {
       accountId,

@@ -1,11 +1,16 @@
 import { z } from "@app/core";
+import type { ApiKeyMiddleware } from "@app/edge";
 import type { Context } from "hono";
+import type { KeyHolder } from "../../store/accounts.ts";
 import type { ConnectFlowDeps } from "../connect-flows.ts";
 
 export type ConnectionRouteDeps = Omit<ConnectFlowDeps, "clock"> & {
   clock?: ConnectFlowDeps["clock"];
-  /** The caller's account from its API key (the API half's check; throws 401/403 itself). */
-  authenticate(c: Context, scope: "posts:write"): Promise<{ accountId: string }>;
+  /**
+   * The API half's key check for a route needing `scope`, as route middleware: the caller's
+   * account is then `c.var.caller` (it answers 401 / 429 / 403 itself).
+   */
+  keyGuard(scope: "posts:write"): ApiKeyMiddleware<KeyHolder>;
 };
 
 export const Connection = z

@@ -6,7 +6,6 @@ import { issueSession } from "../auth.ts";
 import type { PdsHost } from "../network.ts";
 import { mountXrpc, readInput } from "../xrpc.ts";
 
-const FIVE_MINUTES_MS = 300_000;
 const NSID = "com.atproto.server.createSession";
 
 /**
@@ -23,17 +22,14 @@ export function registerCreateSession(app: ServiceApp, ctx: SandboxContext, host
     "Sign in with a handle (or email, or DID) and an app password",
     async (c) => {
       const { identifier, password } = (await readInput(c, NSID)) as { identifier: string; password: string };
-      const decision = ctx.limiter.take(
-        `bluesky.createSession:${host.name}:${identifier.toLowerCase()}`,
-        ctx.settings.bluesky.sessionsPerFiveMinutes,
-        FIVE_MINUTES_MS,
-        ctx.kit.clock.now(),
-      );
+      const sessions = ctx.limits.blueskySessions;
+      const decision = sessions.take(`${host.name}:${identifier.toLowerCase()}`);
+      // A PDS's own headers: the reset as a Unix time, the policy as `limit;w=seconds`.
       const rateHeaders = {
         "ratelimit-limit": String(decision.limit),
         "ratelimit-remaining": String(decision.remaining),
-        "ratelimit-reset": String(Math.ceil(decision.resetAt.getTime() / 1000)),
-        "ratelimit-policy": `${decision.limit};w=300`,
+        "ratelimit-reset": String(Math.floor(ctx.kit.clock.now().getTime() / 1000) + decision.resetSeconds),
+        "ratelimit-policy": `${decision.limit};w=${sessions.rule.windowSeconds}`,
       };
       if (!decision.allowed)
         throw new PlatformFailure(429, "RateLimitExceeded", "Rate Limit Exceeded", rateHeaders);

@@ -1,4 +1,5 @@
 import type { ServiceApp } from "@app/core";
+import { contentfulStatus } from "../../kit/status.ts";
 import { xrpcErrors } from "../errors.ts";
 import { isNsid } from "../identifiers.ts";
 import { methodType } from "../lexicons.ts";
@@ -13,7 +14,7 @@ export function registerUnknownMethod(app: ServiceApp): void {
   app.all("/xrpc/:nsid", (c) => {
     const refuse = (status: number, code: string, message?: string) => {
       const rendered = xrpcErrors({ status, code, message });
-      return c.json(rendered.body as object, rendered.status as never);
+      return c.json(rendered.body as object, contentfulStatus(rendered.status));
     };
     const nsid = c.req.param("nsid");
     if (!isNsid(nsid)) return refuse(400, "InvalidRequest", "invalid xrpc path");
