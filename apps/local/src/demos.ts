@@ -1,50 +1,41 @@
 import type { Env } from "@app/core";
 import type { Database } from "@app/db";
-import { seedDemoAccount } from "@app/gateway/demo";
-import { marketsDemo } from "@app/markets/demo";
-import { createConnectionSealer } from "@app/publisher";
-import { seedDemoPublisher } from "@app/publisher/demo";
+import { seedDemo as seedGatewayDemo } from "@app/gateway/demo";
+import { seedDemo as seedMarketsDemo } from "@app/markets/demo";
+import { seedDemo as seedPublisherDemo } from "@app/publisher/demo";
+import type { DemoSeeder } from "@app/runtime";
 import { DEMO_GOOGLE, DEMO_TIKTOK } from "@app/sandbox/demo";
-import { seedDemoShop } from "@app/shop/demo";
+import { seedDemo as seedShopDemo } from "@app/shop/demo";
 
-type ServiceUrls = Record<string, { url: string }>;
+/** The services' demos, by service name, in the order they are seeded. */
+const DEMO_SEEDERS: Record<string, DemoSeeder> = {
+  publisher: seedPublisherDemo,
+  shop: seedShopDemo,
+  markets: seedMarketsDemo,
+  gateway: seedGatewayDemo,
+};
 
 /**
  * The demo data `npm start` gives the services: a publisher account with an API key and YouTube,
  * TikTok and Bluesky accounts connected through the sandbox's OAuth flows; a shop with services
- * and a shop key; the markets' sample refs; a gateway account with credit and a key. Local use
- * only: production code never imports the services' `demo` modules.
+ * and a shop key; the markets' sample refs; a gateway account with credit and a key. Each running
+ * service's `seedDemo` is called with the same context. Local use only: production code never
+ * imports the services' `demo` modules.
  */
 export async function seedDemos(
   db: Database,
-  services: ServiceUrls,
+  services: Record<string, { url: string }>,
   env: Env,
   credentials: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
+  const urls = Object.fromEntries(Object.entries(services).map(([name, service]) => [name, service.url]));
   const demos: Record<string, unknown> = {};
-  if (services.publisher && services.sandbox && env.PUBLISHER_TOKEN_SECRET) {
-    demos.publisher = await seedDemoPublisher(db, {
-      sandboxUrl: services.sandbox.url,
-      publicUrl: services.publisher.url,
-      sealer: createConnectionSealer(env.PUBLISHER_TOKEN_SECRET),
-      bluesky: sandboxBlueskyNetwork(credentials),
-    });
+  for (const [name, seed] of Object.entries(DEMO_SEEDERS)) {
+    if (!services[name]) continue;
+    const demo = await seed({ db, env, urls, credentials });
+    if (demo) demos[name] = demo;
   }
-  if (services.shop) demos.shop = await seedDemoShop(db);
-  if (services.markets) demos.markets = marketsDemo();
-  if (services.gateway) demos.gateway = await seedDemoAccount(db);
   return demos;
-}
-
-/** The sandbox's PLC directory and second PDS, from its credentials. */
-function sandboxBlueskyNetwork(credentials: Record<string, unknown>): {
-  plcUrl: string;
-  trustedOrigins: string[];
-} {
-  const main = credentials.sandboxBluesky as { plcUrl?: string } | undefined;
-  const selfHosted = credentials.sandboxBlueskySelfHosted as { service?: string } | undefined;
-  if (!main?.plcUrl) throw new Error("The sandbox did not say where its PLC directory listens.");
-  return { plcUrl: main.plcUrl, trustedOrigins: selfHosted?.service ? [selfHosted.service] : [] };
 }
 
 /**

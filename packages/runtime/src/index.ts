@@ -14,6 +14,7 @@ export type {
   ServiceContext,
   ServiceDefinition,
 } from "./definition.ts";
+export type { DemoContext, DemoSeeder } from "./demo.ts";
 export { runOperatorCli } from "./operator-cli.ts";
 export { baseSettings, toBaseConfig } from "./settings.ts";
 export { migrateService, runStandalone, type StartedService, startService } from "./start.ts";

@@ -3,6 +3,7 @@
  * (`@app/gateway/demo`); production code never does.
  */
 import type { Database } from "@app/db";
+import type { DemoSeeder } from "@app/runtime";
 import { formatUsd, MICRO_PER_USD } from "./domain/money.ts";
 import { AccountStore } from "./store/accounts.ts";
 import { addToBalance } from "./store/ledger.ts";
@@ -47,3 +48,6 @@ export async function seedDemoAccount(db: Database): Promise<GatewayDemo> {
     };
   });
 }
+
+/** The gateway's demo for `npm start`: the demo account and a fresh key. */
+export const seedDemo: DemoSeeder = ({ db }) => seedDemoAccount(db);

@@ -2,6 +2,7 @@
  * What the local launcher shows for the markets service: sample refs that resolve, one of each
  * kind. Local tooling only: production code does not import this module.
  */
+import type { DemoSeeder } from "@app/runtime";
 import { seededCatalogue } from "./catalogue/catalogue.ts";
 
 export type MarketsDemo = {
@@ -25,3 +26,6 @@ export function marketsDemo(): MarketsDemo {
     firstRequest: `/pm/event?ref=${encodeURIComponent(url)}`,
   };
 }
+
+/** The markets' demo for `npm start`: nothing to seed (the catalogue is built in), the sample refs to print. */
+export const seedDemo: DemoSeeder = async () => marketsDemo();

@@ -5,6 +5,7 @@
  */
 import { type Clock, systemClock, type TextSealer } from "@app/core";
 import type { Database } from "@app/db";
+import type { DemoSeeder } from "@app/runtime";
 import { DEMO_BLUESKY, DEMO_GOOGLE, DEMO_TIKTOK } from "@app/sandbox/demo";
 import {
   type ConnectFlowDeps,
@@ -12,6 +13,7 @@ import {
   connectBluesky,
   startConnect,
 } from "./connections/connect-flows.ts";
+import { createConnectionSealer } from "./connections/sealer.ts";
 import { type BlueskyIdentityResolver, createIdentityResolver } from "./platforms/bluesky/identity.ts";
 import { type Adapters, createAdapters } from "./platforms/index.ts";
 import { createAccount, createApiKey, findAccount } from "./store/accounts.ts";
@@ -144,3 +146,28 @@ export async function seedDemoPublisher(db: Database, options: DemoOptions): Pro
   });
   return { apiKey: key, accountId: DEMO_ACCOUNT_ID, connections: { youtube, tiktok, bluesky: bluesky.id } };
 }
+
+/** The sandbox's PLC directory and second PDS, from the credentials it printed. */
+function sandboxBlueskyNetwork(credentials: Record<string, unknown>): {
+  plcUrl: string;
+  trustedOrigins: string[];
+} {
+  const main = credentials.sandboxBluesky as { plcUrl?: string } | undefined;
+  const selfHosted = credentials.sandboxBlueskySelfHosted as { service?: string } | undefined;
+  if (!main?.plcUrl) throw new Error("The sandbox did not say where its PLC directory listens.");
+  return { plcUrl: main.plcUrl, trustedOrigins: selfHosted?.service ? [selfHosted.service] : [] };
+}
+
+/**
+ * The publisher's demo for `npm start`: {@link seedDemoPublisher} through the sandbox, when the
+ * sandbox runs and the token secret is set.
+ */
+export const seedDemo: DemoSeeder = async ({ db, env, urls, credentials }) => {
+  if (!urls.publisher || !urls.sandbox || !env.PUBLISHER_TOKEN_SECRET) return undefined;
+  return seedDemoPublisher(db, {
+    sandboxUrl: urls.sandbox,
+    publicUrl: urls.publisher,
+    sealer: createConnectionSealer(env.PUBLISHER_TOKEN_SECRET),
+    bluesky: sandboxBlueskyNetwork(credentials),
+  });
+};

@@ -1,4 +1,5 @@
 import type { Database } from "@app/db";
+import type { DemoSeeder } from "@app/runtime";
 import { parseWeeklyHours } from "./domain/opening-hours.ts";
 import { ShopKeys } from "./store/keys.ts";
 import { createService, type NewService } from "./store/services.ts";
@@ -44,3 +45,6 @@ export async function seedDemoShop(db: Database): Promise<{ shopId: string; shop
     return { shopId: DEMO_SHOP_ID, shopKey: issued.key };
   });
 }
+
+/** The shop's demo for `npm start`: the demo barber and a fresh shop key. */
+export const seedDemo: DemoSeeder = ({ db }) => seedDemoShop(db);
