@@ -84,11 +84,12 @@ export async function load(
   url: string,
   seconds: number,
   connections = 32,
-  options: { method?: "GET" | "POST"; expectStatus?: number } = {},
+  options: { method?: "GET" | "POST"; expectStatus?: number; headers?: Record<string, string> } = {},
 ): Promise<LoadResult> {
   const method = options.method ?? "GET";
-  await autocannon({ url, connections, method, duration: 1 });
-  const result = await autocannon({ url, connections, method, duration: seconds });
+  const headers = options.headers ?? {};
+  await autocannon({ url, connections, method, headers, duration: 1 });
+  const result = await autocannon({ url, connections, method, headers, duration: seconds });
   const unexpected =
     options.expectStatus === undefined
       ? result.non2xx

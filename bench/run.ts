@@ -4,11 +4,12 @@ import { benchFortune } from "./fortune.ts";
 import { benchGateway } from "./gateway.ts";
 import { benchHttpStack } from "./http-stack.ts";
 import { benchImagePreflight } from "./image-preflight.ts";
+import { benchKeyMiddleware } from "./key-middleware.ts";
 import { benchPublisher } from "./publisher.ts";
 
 /**
  * `npm run bench`: every benchmark of the platform, each against a baseline measured
- * in the same run. `BENCH_ONLY=http`, `db`, `fortune`, `gateway`, `publisher` or `images` (the
+ * in the same run. `BENCH_ONLY=http` (the stack and the key middleware), `keys`, `db`, `fortune`, `gateway`, `publisher` or `images` (the
  * publisher's image preflight) runs one section;
  * `BENCH_SECONDS` shortens or lengthens the timed phases; `BENCH_UPLOAD_MB` (512), `BENCH_TARGETS`
  * (10000) and `BENCH_SPREAD_SECONDS` (60) shrink the publisher's uploads and scheduled targets.
@@ -16,6 +17,7 @@ import { benchPublisher } from "./publisher.ts";
 const only = process.env.BENCH_ONLY;
 process.stdout.write(`Benchmarks on ${process.version}, ${cpus().length} cores\n`);
 if (!only || only === "http") await benchHttpStack();
+if (!only || only === "http" || only === "keys") await benchKeyMiddleware();
 if (!only || only === "db") await benchEmbeddedDatabase();
 if (!only || only === "fortune") await benchFortune();
 if (!only || only === "gateway") await benchGateway();
