@@ -4,7 +4,7 @@ import type { ServiceDefinition } from "@app/runtime";
 import { createApp } from "./app.ts";
 import { type Catalogue, seededCatalogue } from "./catalogue/catalogue.ts";
 import { loadMarketsConfig, type MarketsConfig } from "./config.ts";
-import { AccountStore } from "./store/accounts.ts";
+import { PaperAccountStore } from "./store/accounts.ts";
 import { MarketStateStore } from "./store/market-state.ts";
 import { TradingStore } from "./store/trading.ts";
 
@@ -20,7 +20,7 @@ export function buildMarketsApp(
     logger,
     catalogue,
     states: new MarketStateStore(db, catalogue),
-    accounts: new AccountStore(db),
+    accounts: new PaperAccountStore(db),
     trading: new TradingStore(db),
     startingBalanceMicro: config.startingBalanceMicro,
     operatorToken: config.operatorToken,

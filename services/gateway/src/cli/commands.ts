@@ -1,7 +1,7 @@
 import type { Database } from "@app/db";
 import { type CliCommand, type CliOptions, CliUsageError, requiredOption } from "@app/runtime";
 import { formatUsd, parseUsd } from "../domain/money.ts";
-import { type Account, AccountStore } from "../store/accounts.ts";
+import { AccountStore, type GatewayAccount } from "../store/accounts.ts";
 import { credit, ledgerOf } from "../store/ledger.ts";
 import { RunStore } from "../store/runs.ts";
 
@@ -15,14 +15,14 @@ function amount(options: CliOptions, name: string): bigint {
   return micro;
 }
 
-async function accountOf(db: Database, options: CliOptions): Promise<Account> {
+async function accountOf(db: Database, options: CliOptions): Promise<GatewayAccount> {
   const id = requiredOption(options, "account");
   const account = await new AccountStore(db).get(id);
   if (!account) throw new CliUsageError(`There is no account ${id}.`);
   return account;
 }
 
-const accountView = (account: Account) => ({
+const accountView = (account: GatewayAccount) => ({
   id: account.id,
   name: account.name,
   balance: formatUsd(account.balanceMicro),

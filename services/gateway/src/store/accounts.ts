@@ -6,7 +6,7 @@ import { noteRevocation } from "./revocations.ts";
 /** The prefix of every gateway key, so a leaked one is recognisable (and secret scanners can match it). */
 export const GATEWAY_KEY_PREFIX = "gwk";
 
-export type Account = { id: string; name: string; balanceMicro: bigint; createdAt: Date };
+export type GatewayAccount = { id: string; name: string; balanceMicro: bigint; createdAt: Date };
 
 /** Who a valid gateway key speaks for. */
 export type Caller = { accountId: string; keyId: string };
@@ -24,11 +24,11 @@ export type KeyRecord = {
 };
 
 /** A freshly issued key: the only moment the key itself exists outside the caller. */
-export type IssuedKey = { id: string; accountId: string; label: string; key: string };
+export type IssuedGatewayKey = { id: string; accountId: string; label: string; key: string };
 
 type AccountRow = { id: string; name: string; balance_micro: string; created_at: Date };
 
-const toAccount = (row: AccountRow): Account => ({
+const toAccount = (row: AccountRow): GatewayAccount => ({
   id: row.id,
   name: row.name,
   balanceMicro: BigInt(row.balance_micro),
@@ -61,7 +61,7 @@ export class AccountStore {
   }
 
   /** Opens an account with a zero balance (credit it through the ledger). */
-  async create(name: string, id = newId("acct")): Promise<Account> {
+  async create(name: string, id = newId("acct")): Promise<GatewayAccount> {
     const [row] = await this.db.query<AccountRow>(
       `INSERT INTO gateway.accounts (id, name) VALUES ($1, $2) RETURNING ${ACCOUNT_COLUMNS}`,
       [id, name],
@@ -69,7 +69,7 @@ export class AccountStore {
     return toAccount(row as AccountRow);
   }
 
-  async get(id: string): Promise<Account | undefined> {
+  async get(id: string): Promise<GatewayAccount | undefined> {
     const [row] = await this.db.query<AccountRow>(
       `SELECT ${ACCOUNT_COLUMNS} FROM gateway.accounts WHERE id = $1`,
       [id],
@@ -77,7 +77,7 @@ export class AccountStore {
     return row ? toAccount(row) : undefined;
   }
 
-  async list(): Promise<Account[]> {
+  async list(): Promise<GatewayAccount[]> {
     const rows = await this.db.query<AccountRow>(
       `SELECT ${ACCOUNT_COLUMNS} FROM gateway.accounts ORDER BY created_at, id`,
     );
@@ -85,7 +85,7 @@ export class AccountStore {
   }
 
   /** Issues a key for an account; the key is returned once and never again. */
-  async issueKey(accountId: string, label = ""): Promise<IssuedKey> {
+  async issueKey(accountId: string, label = ""): Promise<IssuedGatewayKey> {
     const issued = await this.keys.issue({ ownerId: accountId, label });
     return { id: issued.id, accountId, label, key: issued.key };
   }

@@ -10,7 +10,7 @@ import {
 } from "@app/edge";
 import type { MiddlewareHandler } from "hono";
 import type { Catalogue } from "../catalogue/catalogue.ts";
-import type { Account, AccountStore } from "../store/accounts.ts";
+import type { PaperAccount, PaperAccountStore } from "../store/accounts.ts";
 import type { MarketStateStore } from "../store/market-state.ts";
 import type { TradingStore } from "../store/trading.ts";
 
@@ -19,7 +19,7 @@ export type RouteDeps = {
   db: Database;
   catalogue: Catalogue;
   states: MarketStateStore;
-  accounts: AccountStore;
+  accounts: PaperAccountStore;
   trading: TradingStore;
   startingBalanceMicro: bigint;
   operatorToken?: string;
@@ -38,7 +38,7 @@ const REALM = "paper";
  * (401 otherwise), checked before the body is read or validated; the route reads it as
  * `c.var.caller`.
  */
-export function paperAccountGuard(deps: RouteDeps): ApiKeyMiddleware<Account> {
+export function paperAccountGuard(deps: RouteDeps): ApiKeyMiddleware<PaperAccount> {
   return apiKeyAuth({
     source: { bearer: { realm: REALM } },
     verify: (token) => deps.accounts.authenticate(token),

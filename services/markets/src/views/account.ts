@@ -2,10 +2,10 @@ import type { Catalogue } from "../catalogue/catalogue.ts";
 import { type LiveMarket, outcomeMills } from "../domain/live-market.ts";
 import { valuePosition } from "../domain/portfolio.ts";
 import { formatMicro, formatMills } from "../domain/units.ts";
-import type { Account } from "../store/accounts.ts";
+import type { PaperAccount } from "../store/accounts.ts";
 import type { StoredPosition } from "../store/positions.ts";
 
-export function accountView(account: Account) {
+export function accountView(account: PaperAccount) {
   return {
     id: account.id,
     label: account.label,
@@ -45,7 +45,7 @@ export function positionView(position: StoredPosition, catalogue: Catalogue, liv
 
 /** An account with its positions and totals; equity is the balance plus what the positions are worth. */
 export function portfolioView(
-  account: Account,
+  account: PaperAccount,
   positions: StoredPosition[],
   catalogue: Catalogue,
   live: ReadonlyMap<string, LiveMarket>,

@@ -5,7 +5,7 @@ import { type AspectRatio, aspectRatioOf, type BlobRef } from "../platforms/blue
 import { firstLink, richTextOf } from "../platforms/bluesky/rich-text.ts";
 import { newTid } from "../platforms/bluesky/tid.ts";
 import { PlatformError } from "../platforms/errors.ts";
-import type { PublisherDeps, StepResult, TargetRun } from "./run-context.ts";
+import type { PlatformPublisherDeps, StepResult, TargetRun } from "./run-context.ts";
 
 /** The handle of a Bluesky target: the record key (a TID) and time, chosen before createRecord. */
 type BlueskyHandle = { rkey: string; repo: string; createdAt: string };
@@ -24,7 +24,7 @@ const published = (handle: BlueskyHandle, uri: string): StepResult => ({
  * `RecordAlreadyExists` (or a 5xx / lost answer, which may have created it) is resolved by
  * reading it back too, so the post exists at most once.
  */
-export async function publishToBluesky(run: TargetRun, deps: PublisherDeps): Promise<StepResult> {
+export async function publishToBluesky(run: TargetRun, deps: PlatformPublisherDeps): Promise<StepResult> {
   const bluesky = deps.adapters.bluesky;
   const opened = await deps.vault.open(run.target.connectionId);
   const { row, secrets } = opened;
@@ -80,7 +80,10 @@ export async function publishToBluesky(run: TargetRun, deps: PublisherDeps): Pro
 }
 
 /** The post's embed: its images (≤ 4) or its video, each uploaded as a blob. */
-async function embedFor(run: TargetRun, deps: PublisherDeps): Promise<{ embed?: Record<string, unknown> }> {
+async function embedFor(
+  run: TargetRun,
+  deps: PlatformPublisherDeps,
+): Promise<{ embed?: Record<string, unknown> }> {
   const items = run.target.content.mediaItems;
   if (items.length === 0) return {};
   // Each item as Bluesky gets it (an image made to fit: JPEG, at most 1,000,000 bytes), uploaded as
@@ -130,7 +133,7 @@ async function embedFor(run: TargetRun, deps: PublisherDeps): Promise<{ embed?: 
  */
 async function linkCardEmbed(
   run: TargetRun,
-  deps: PublisherDeps,
+  deps: PlatformPublisherDeps,
   uri: string | undefined,
 ): Promise<{ embed?: Record<string, unknown> }> {
   if (!uri || !deps.linkPreviewer) return {};

@@ -8,7 +8,7 @@ import type { Adapters } from "../platforms/index.ts";
 import type { ClaimedTarget } from "../store/targets.ts";
 
 /** What a platform publisher needs besides the target. */
-export type PublisherDeps = {
+export type PlatformPublisherDeps = {
   adapters: Adapters;
   vault: TokenVault;
   clock: Clock;

@@ -12,11 +12,11 @@ import {
 import { publishToBluesky } from "./bluesky-publisher.ts";
 import { openHandle, sealHandle } from "./handle-seal.ts";
 import { type RetryPolicy, settlementForFailure } from "./retry-policy.ts";
-import { LostClaim, type PublisherDeps, type StepResult, type TargetRun } from "./run-context.ts";
+import { LostClaim, type PlatformPublisherDeps, type StepResult, type TargetRun } from "./run-context.ts";
 import { publishToTikTok } from "./tiktok-publisher.ts";
 import { publishToYouTube } from "./youtube-publisher.ts";
 
-const PUBLISHERS: Record<Platform, (run: TargetRun, deps: PublisherDeps) => Promise<StepResult>> = {
+const PUBLISHERS: Record<Platform, (run: TargetRun, deps: PlatformPublisherDeps) => Promise<StepResult>> = {
   youtube: publishToYouTube,
   tiktok: publishToTikTok,
   bluesky: publishToBluesky,
@@ -26,7 +26,7 @@ export type ExecutorOptions = {
   db: Database;
   logger: Logger;
   clock: Clock;
-  deps: PublisherDeps;
+  deps: PlatformPublisherDeps;
   retry: RetryPolicy;
   workerId: string;
   leaseMs: number;

@@ -4,7 +4,7 @@ import { sendRange } from "../media/staged-media.ts";
 import { PlatformError } from "../platforms/errors.ts";
 import { type ChunkPlan, chunkAt, chunkRange, planChunks } from "../platforms/tiktok/chunk-plan.ts";
 import type { CreatorInfo, PublishStatus } from "../platforms/tiktok/tiktok-client.ts";
-import type { PublisherDeps, StepResult, TargetRun } from "./run-context.ts";
+import type { PlatformPublisherDeps, StepResult, TargetRun } from "./run-context.ts";
 import { photoPostInfo, tiktokRefusal, videoPostInfo } from "./tiktok-post-info.ts";
 
 /**
@@ -29,7 +29,7 @@ type TikTokHandle = {
  * made, so it fails as PUBLISH_OUTCOME_UNKNOWN rather than risk a second post; a video `init`
  * publishes nothing until its bytes arrive, so it is simply made again.
  */
-export async function publishToTikTok(run: TargetRun, deps: PublisherDeps): Promise<StepResult> {
+export async function publishToTikTok(run: TargetRun, deps: PlatformPublisherDeps): Promise<StepResult> {
   const items = run.target.content.mediaItems;
   const kind = items.some((item) => item.mediaType === "VIDEO") ? "video" : "photo";
   let handle = run.target.platformHandle as TikTokHandle | null;
@@ -46,7 +46,7 @@ export async function publishToTikTok(run: TargetRun, deps: PublisherDeps): Prom
   return poll(run, deps, handle);
 }
 
-const tokenCall = <T>(run: TargetRun, deps: PublisherDeps, call: (token: string) => Promise<T>) =>
+const tokenCall = <T>(run: TargetRun, deps: PlatformPublisherDeps, call: (token: string) => Promise<T>) =>
   withAccessToken(deps.vault, run.target.connectionId, ({ secrets }) => call(secrets.accessToken));
 
 /**
@@ -58,7 +58,7 @@ const tokenCall = <T>(run: TargetRun, deps: PublisherDeps, call: (token: string)
  */
 async function initCall<T>(
   run: TargetRun,
-  deps: PublisherDeps,
+  deps: PlatformPublisherDeps,
   kind: "video" | "photo",
   call: (token: string) => Promise<T>,
 ): Promise<T> {
@@ -77,7 +77,11 @@ async function initCall<T>(
   }
 }
 
-async function initiate(run: TargetRun, deps: PublisherDeps, kind: "video" | "photo"): Promise<TikTokHandle> {
+async function initiate(
+  run: TargetRun,
+  deps: PlatformPublisherDeps,
+  kind: "video" | "photo",
+): Promise<TikTokHandle> {
   const { content } = run.target;
   const tiktok = deps.adapters.tiktok;
   const creator: CreatorInfo = await tokenCall(run, deps, (token) => tiktok.creatorInfo(token));
@@ -122,7 +126,11 @@ async function initiate(run: TargetRun, deps: PublisherDeps, kind: "video" | "ph
   return handle;
 }
 
-async function upload(run: TargetRun, deps: PublisherDeps, handle: TikTokHandle): Promise<TikTokHandle> {
+async function upload(
+  run: TargetRun,
+  deps: PlatformPublisherDeps,
+  handle: TikTokHandle,
+): Promise<TikTokHandle> {
   const { plan, uploadUrl, publishId } = handle as Required<TikTokHandle>;
   const tiktok = deps.adapters.tiktok;
   const status = await tokenCall(run, deps, (token) => tiktok.fetchStatus(token, publishId));
@@ -156,7 +164,7 @@ async function upload(run: TargetRun, deps: PublisherDeps, handle: TikTokHandle)
   return processing;
 }
 
-async function poll(run: TargetRun, deps: PublisherDeps, handle: TikTokHandle): Promise<StepResult> {
+async function poll(run: TargetRun, deps: PlatformPublisherDeps, handle: TikTokHandle): Promise<StepResult> {
   const publishId = handle.publishId as string;
   const status: PublishStatus = await tokenCall(run, deps, (token) =>
     deps.adapters.tiktok.fetchStatus(token, publishId),
@@ -189,7 +197,7 @@ async function poll(run: TargetRun, deps: PublisherDeps, handle: TikTokHandle): 
  */
 async function stillProcessing(
   run: TargetRun,
-  deps: PublisherDeps,
+  deps: PlatformPublisherDeps,
   handle: TikTokHandle,
 ): Promise<StepResult> {
   const now = deps.clock.now().getTime();

@@ -4,7 +4,7 @@ import { sendRange } from "../media/staged-media.ts";
 import { PlatformError } from "../platforms/errors.ts";
 import type { UploadProgress } from "../platforms/youtube/youtube-client.ts";
 import { youtubeTexts } from "./post-texts.ts";
-import type { PublisherDeps, StepResult, TargetRun } from "./run-context.ts";
+import type { PlatformPublisherDeps, StepResult, TargetRun } from "./run-context.ts";
 
 const QUARTER_MIB = 256 * 1024;
 const CHUNK_RETRIES = 3;
@@ -19,7 +19,7 @@ type YouTubeHandle = { sessionUri?: string };
  * status query reports and never uploads the video twice. An expired session never got its last
  * byte, so a new one is started.
  */
-export async function publishToYouTube(run: TargetRun, deps: PublisherDeps): Promise<StepResult> {
+export async function publishToYouTube(run: TargetRun, deps: PlatformPublisherDeps): Promise<StepResult> {
   const { target } = run;
   const index = target.content.mediaItems.findIndex((item) => item.mediaType === "VIDEO");
   if (index < 0)
@@ -87,7 +87,7 @@ export async function publishToYouTube(run: TargetRun, deps: PublisherDeps): Pro
  */
 async function afterRefusedChunk(
   run: TargetRun,
-  deps: PublisherDeps,
+  deps: PlatformPublisherDeps,
   session: string,
   total: number,
   first: number,

@@ -6,10 +6,10 @@ import { type ErrorRenderer, PlatformFailure } from "./failure.ts";
 import type { Fault, FaultBook } from "./faults.ts";
 import {
   type LoggedRequest,
-  type Platform,
   type RequestLog,
   redactAuthorization,
   redactQuery,
+  type TwinPlatform,
 } from "./request-log.ts";
 import { contentfulStatus } from "./status.ts";
 
@@ -19,8 +19,8 @@ export type OperationKit = { log: RequestLog; faults: FaultBook; clock: Clock; l
 export type OperationSpec = {
   /** The name faults and the request log use, e.g. `youtube.videos.insert`. */
   operation: string;
-  platform: Platform;
-  method: "get" | "post" | "put";
+  platform: TwinPlatform;
+  method: "get" | "post" | "put" | "delete";
   path: string;
   summary: string;
   description?: string;
@@ -30,7 +30,7 @@ export type OperationSpec = {
 
 export type OperationHandler = (c: Context) => Promise<Response> | Response;
 
-const TAGS: Record<Platform, string> = {
+const TAGS: Record<TwinPlatform, string> = {
   google: "Google OAuth",
   youtube: "YouTube Data API",
   tiktok: "TikTok API",

@@ -1,15 +1,15 @@
 import { createHash } from "node:crypto";
 import { isSecretName, REDACTED } from "@app/core";
 
-/** The platform whose API a request spoke. */
-export type Platform = "google" | "youtube" | "tiktok" | "bluesky";
+/** The platform whose API a request spoke (Google OAuth apart from YouTube). */
+export type TwinPlatform = "google" | "youtube" | "tiktok" | "bluesky";
 
 /** One request as `GET /_sandbox/requests` shows it: no secret in clear. */
 export type LoggedRequest = {
   seq: number;
   at: string;
   requestId: string | null;
-  platform: Platform;
+  platform: TwinPlatform;
   operation: string;
   method: string;
   path: string;

@@ -8,7 +8,7 @@ import { tiktokErrors, tiktokOk } from "./errors.ts";
 import { pullMedia } from "./media-pull.ts";
 import { checkPostInfo, isPostInfoProblem, type PostInfo } from "./post-info.ts";
 import { checkPendingShares, newPost, newPublishId, requireVerifiedUrl } from "./posts.ts";
-import type { FetchedMedia } from "./state.ts";
+import type { PulledMedia } from "./state.ts";
 import { takeTikTokRate, tiktokCaller } from "./tiktok-auth.ts";
 
 const MAX_PHOTOS = 35;
@@ -61,8 +61,8 @@ function checkPhotos(ctx: SandboxContext, source: Record<string, unknown>): stri
 async function pullPhotos(
   ctx: SandboxContext,
   urls: string[],
-): Promise<{ fetched: FetchedMedia[]; failure: string | null }> {
-  const fetched: FetchedMedia[] = [];
+): Promise<{ fetched: PulledMedia[]; failure: string | null }> {
+  const fetched: PulledMedia[] = [];
   for (const url of urls) {
     const pulled = await pullMedia(url, {
       timeoutMs: ctx.settings.tiktok.pullTimeoutSeconds * 1000,

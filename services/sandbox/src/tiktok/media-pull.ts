@@ -1,7 +1,7 @@
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { MediaDigest } from "../kit/digest.ts";
-import type { FetchedMedia } from "./state.ts";
+import type { PulledMedia } from "./state.ts";
 
 /**
  * True when `candidate` lies under one of the verified URL prefixes (same origin, path under the
@@ -29,7 +29,7 @@ export function isVerifiedUrl(candidate: string, prefixes: readonly string[]): b
 export async function pullMedia(
   url: string,
   options: { timeoutMs: number; maxBytes: number },
-): Promise<FetchedMedia | { failure: string }> {
+): Promise<PulledMedia | { failure: string }> {
   try {
     const response = await fetch(url, { redirect: "error", signal: AbortSignal.timeout(options.timeoutMs) });
     if (response.status !== 200 || !response.body) {

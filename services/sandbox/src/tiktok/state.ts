@@ -14,7 +14,7 @@ export type PublishStatus =
 export type PostOutcome = { kind: "complete" } | { kind: "fail"; reason: string } | { kind: "stuck" };
 
 /** One photo of a carousel, as fetched from its URL. */
-export type FetchedMedia = { url: string; bytes: number; sha256: string; contentType: string };
+export type PulledMedia = { url: string; bytes: number; sha256: string; contentType: string };
 
 /** A post from init to its final status. */
 export type TikTokPost = {
@@ -30,7 +30,7 @@ export type TikTokPost = {
   uploadToken: string | null;
   digest: MediaDigest | null;
   /** PULL_FROM_URL: what was fetched (a video, or each photo). */
-  fetched: FetchedMedia[];
+  fetched: PulledMedia[];
   /** Set when the pull failed: the post is FAILED with this reason. */
   pullFailure: string | null;
   outcome: PostOutcome;

@@ -4,7 +4,7 @@ import { type ApiKeyMiddleware, apiKeyAuth, type RateLimiter } from "@app/edge";
 import type { LimitedAction } from "../config.ts";
 import { ShopError } from "../errors.ts";
 import type { Scheduler } from "../scheduler.ts";
-import type { KeyHolder, ShopKeys } from "../store/keys.ts";
+import type { ShopKeyHolder, ShopKeys } from "../store/keys.ts";
 
 /** What the shop routes are built from. */
 export type RouteDeps = {
@@ -38,7 +38,7 @@ const ACTION_NAMES: Record<LimitedAction, string> = {
  * `Retry-After`; the `RateLimit-*` headers on every answer). The key's holder is then
  * `c.var.caller`.
  */
-export function shopKeyGuard(deps: RouteDeps, action: LimitedAction): ApiKeyMiddleware<KeyHolder> {
+export function shopKeyGuard(deps: RouteDeps, action: LimitedAction): ApiKeyMiddleware<ShopKeyHolder> {
   return apiKeyAuth({
     source: { header: SHOP_KEY_HEADER },
     verify: (key) => deps.keys.authenticate(key),

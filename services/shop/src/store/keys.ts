@@ -6,7 +6,7 @@ import { DatabaseApiKeyStore } from "@app/edge";
 export const SHOP_KEY_PREFIX = "shk";
 
 /** Who a valid shop key speaks for. */
-export type KeyHolder = { keyId: string; shopId: string };
+export type ShopKeyHolder = { keyId: string; shopId: string };
 
 /** A key's record, without the key (which is never kept). */
 export type ShopKeyRecord = {
@@ -21,7 +21,7 @@ export type ShopKeyRecord = {
 };
 
 /** A freshly issued key: the only moment the key itself exists outside the caller. */
-export type IssuedKey = { id: string; shopId: string; label: string; key: string };
+export type IssuedShopKey = { id: string; shopId: string; label: string; key: string };
 
 /**
  * Shop API keys: the shared API keys (`@app/edge`: 256-bit random secrets shown once, kept as
@@ -40,13 +40,13 @@ export class ShopKeys {
   }
 
   /** Issues a new key for a shop; the key is returned once and never again. */
-  async issue(shopId: string, label = ""): Promise<IssuedKey> {
+  async issue(shopId: string, label = ""): Promise<IssuedShopKey> {
     const issued = await this.keys.issue({ ownerId: shopId, label });
     return { id: issued.id, shopId, label, key: issued.key };
   }
 
   /** The holder of a key that exists and is not revoked. */
-  async authenticate(key: string): Promise<KeyHolder | undefined> {
+  async authenticate(key: string): Promise<ShopKeyHolder | undefined> {
     const verified = await this.keys.verify(key);
     return verified && { keyId: verified.keyId, shopId: verified.ownerId };
   }
