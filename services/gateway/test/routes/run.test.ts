@@ -1,5 +1,6 @@
-import { json, test } from "@app/testkit";
+import { json, jsonOf, test } from "@app/testkit";
 import { afterAll, beforeAll, describe, expect } from "vitest";
+import { RunEnvelopeSchema } from "../../src/routes/schemas.ts";
 import { balanceOf } from "../../src/store/runs.ts";
 import {
   closedPortUrl,
@@ -89,7 +90,7 @@ describe("POST /v1/run", () => {
         },
       );
       expect(res.status).toBe(200);
-      const body = await json(res);
+      const body = await jsonOf(res, RunEnvelopeSchema);
       expect(body).toMatchObject({
         provider: "shop",
         endpoint: "/api/shops/agent-availability",
@@ -100,8 +101,9 @@ describe("POST /v1/run", () => {
       });
       expect(body.runId).toMatch(/^run_/);
       expect(Number.isInteger(body.durationMs)).toBe(true);
-      expect(body.output.slots).toHaveLength(1);
-      expect(body.output.echo).toEqual({ service: "svc_cut", from: "2026-06-15", days: "3" });
+      const output = body.output as { slots: unknown[]; echo: unknown };
+      expect(output.slots).toHaveLength(1);
+      expect(output.echo).toEqual({ service: "svc_cut", from: "2026-06-15", days: "3" });
       const seen = shop.seen.slice(before);
       expect(seen).toHaveLength(1);
       expect(seen[0]?.headers["x-shop-key"]).toBe(SHOP_KEY);

@@ -1,5 +1,6 @@
-import { json, test } from "@app/testkit";
+import { json, jsonOf, test } from "@app/testkit";
 import { describe, expect } from "vitest";
+import { PortfolioSchema } from "../../src/routes/paper_account_get.ts";
 import { bearer, jsonBody, marketsApp, openAccount, openMarkets } from "../harness.ts";
 
 const market = openMarkets()[40]!;
@@ -9,7 +10,7 @@ describe("GET /pm/paper/account", () => {
     test("shows a new account's balance, no positions and equity equal to the balance", async ({ db }) => {
       const app = marketsApp(db);
       const { id, token } = await openAccount(app);
-      const body = await json(await app.request("/pm/paper/account", bearer(token)));
+      const body = await jsonOf(await app.request("/pm/paper/account", bearer(token)), PortfolioSchema);
       expect(body.account).toMatchObject({ id, balance: "10000" });
       expect(body.positions).toEqual([]);
       expect(body.totals).toEqual({
@@ -27,9 +28,10 @@ describe("GET /pm/paper/account", () => {
       const placed = await json(
         await app.request("/pm/paper/orders", jsonBody({ tokenId, side: "buy", shares: "20" }, token)),
       );
-      const body = await json(await app.request("/pm/paper/account", bearer(token)));
+      const body = await jsonOf(await app.request("/pm/paper/account", bearer(token)), PortfolioSchema);
       expect(body.positions).toHaveLength(1);
       const [position] = body.positions;
+      if (!position) throw new Error("The account shows no position.");
       expect(position).toMatchObject({
         tokenId,
         conditionId: market.conditionId,

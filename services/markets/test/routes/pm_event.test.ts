@@ -1,5 +1,6 @@
-import { json, test } from "@app/testkit";
+import { json, jsonOf, test } from "@app/testkit";
 import { describe, expect } from "vitest";
+import { EventSchema } from "../../src/routes/schemas.ts";
 import { catalogue, marketsApp } from "../harness.ts";
 
 const negRisk = catalogue.events.find((event) => event.negRisk && !event.closed)!;
@@ -29,13 +30,14 @@ describe("GET /pm/event", () => {
     });
 
     test("returns every market with Gamma's field types and the parsed outcomes", async ({ db }) => {
-      const body = await json(await get(marketsApp(db), negRisk.slug));
+      const body = await jsonOf(await get(marketsApp(db), negRisk.slug), EventSchema);
       expect(body.markets).toHaveLength(negRisk.markets.length);
       expect(typeof body.volume).toBe("number");
       expect(typeof body.liquidity).toBe("number");
       expect(typeof body.openInterest).toBe("number");
       expect(body.negRisk).toBe(true);
-      const first = body.markets.find((candidate: { id: string }) => candidate.id === market.id);
+      const first = body.markets.find((candidate) => candidate.id === market.id);
+      if (!first) throw new Error(`The event lists no market ${market.id}.`);
       expect(typeof first.volume).toBe("string");
       expect(typeof first.liquidity).toBe("string");
       expect(first.groupItemTitle).toBe(market.groupItemTitle);
@@ -63,7 +65,7 @@ describe("GET /pm/event", () => {
 
     test("shows resolved markets as closed with prices of one and zero", async ({ db }) => {
       const closedEvent = catalogue.events.find((event) => event.closed && event.markets.length > 1)!;
-      const body = await json(await get(marketsApp(db), closedEvent.slug));
+      const body = await jsonOf(await get(marketsApp(db), closedEvent.slug), EventSchema);
       expect(body.closed).toBe(true);
       for (const view of body.markets) {
         expect(view.closed).toBe(true);
