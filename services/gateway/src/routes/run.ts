@@ -1,5 +1,11 @@
 import { createRoute, errorResponseSpec, jsonResponse, jsonTextOf, requestHeader, type z } from "@app/core";
-import { idempotencyKeyOf, type StoredResponse, sendStoredResponse, storedJsonText } from "@app/edge";
+import {
+  idempotencyKeyOf,
+  rateLimitHeaders,
+  type StoredResponse,
+  sendStoredResponse,
+  storedJsonText,
+} from "@app/edge";
 import type { Context } from "hono";
 import type { GatewayDeps } from "../runner/deps.ts";
 import { runIdempotently } from "../runner/idempotent-run.ts";
@@ -25,7 +31,12 @@ function sendText(c: Context, response: StoredResponse, replayed = false) {
   return jsonTextOf<z.infer<typeof RunEnvelopeSchema>>(sendStoredResponse(c, response, replayed));
 }
 
-const envelopeResponse = (c: Context, answer: RunAnswer) => sendText(c, storedJsonText(200, answer.json));
+/** A fresh run's envelope, with the key's `RateLimit-*` headers. */
+function envelopeResponse(c: Context, answer: RunAnswer): ReturnType<typeof sendText> {
+  if (answer.rateLimit)
+    for (const [name, value] of Object.entries(rateLimitHeaders(answer.rateLimit))) c.header(name, value);
+  return sendText(c, storedJsonText(200, answer.json));
+}
 
 /** POST /v1/run: runs a registered tool on the caller's behalf and answers the run envelope. */
 export function registerRun(app: GatewayApp, deps: GatewayDeps): void {

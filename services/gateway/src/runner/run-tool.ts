@@ -1,5 +1,5 @@
 import { newId, type ValidationIssue } from "@app/core";
-import { rateLimitedError } from "@app/edge";
+import { type RateDecision, rateLimitedError } from "@app/edge";
 import { type UsdAmount, usd } from "../domain/money.ts";
 import { OutputJson, outputJson } from "../domain/output.ts";
 import { prepareToolInput, upstreamUrl } from "../domain/tool-input.ts";
@@ -78,8 +78,11 @@ function upstreamKeyFor(tool: RegisteredTool, upstreamKey: string | undefined): 
   return upstreamKey;
 }
 
-/** A run's answer: the envelope, and the same envelope as JSON text with the output spliced in. */
-export type RunAnswer = { envelope: RunEnvelope; json: string };
+/**
+ * A run's answer: the envelope, the same envelope as JSON text with the output spliced in, and the
+ * key's rate-limit decision (its `RateLimit-*` headers go on the HTTP answer).
+ */
+export type RunAnswer = { envelope: RunEnvelope; json: string; rateLimit?: RateDecision };
 
 /**
  * How far a run got, for whoever must decide what its failure means (idempotency): `charged` is
@@ -138,7 +141,7 @@ export async function runTool(
   };
   const free = run.costMicro === 0n;
   const startedAt = deps.clock.now();
-  if (free) return callAndFinish(deps, tool, run, key, url, startedAt);
+  if (free) return { ...(await callAndFinish(deps, tool, run, key, url, startedAt)), rateLimit: rate };
   progress.charged = true;
   try {
     const started = await deps.runs.start(run);
@@ -149,7 +152,7 @@ export async function runTool(
         balance: usd(started.balanceMicro),
       });
     }
-    return await callAndFinish(deps, tool, run, key, url, startedAt);
+    return { ...(await callAndFinish(deps, tool, run, key, url, startedAt)), rateLimit: rate };
   } catch (error) {
     // A 402 (nothing charged) or a 502/504 (finished and refunded): the gateway's own answers.
     if (error instanceof GatewayError) {

@@ -406,10 +406,15 @@ describe("POST /v1/run", () => {
       const caller = await openAccount(db);
       const other = await openAccount(db);
       const call = (key: string) => run(h, key, availability(), { "x-upstream-key": SHOP_KEY });
-      for (let i = 0; i < 3; i += 1) expect((await call(caller.key)).status).toBe(200);
+      const first = await call(caller.key);
+      expect(first.status).toBe(200);
+      expect(first.headers.get("ratelimit-limit")).toBe("3");
+      expect(first.headers.get("ratelimit-remaining")).toBe("2");
+      for (let i = 0; i < 2; i += 1) expect((await call(caller.key)).status).toBe(200);
       const limited = await call(caller.key);
       expect(limited.status).toBe(429);
       expect(limited.headers.get("retry-after")).toBe("20");
+      expect(limited.headers.get("ratelimit-remaining")).toBe("0");
       expect(await json(limited)).toMatchObject({ error: "RATE_LIMITED", retryAfterSeconds: 20 });
       expect((await call(other.key)).status).toBe(200);
       clock.advance(19_000);
