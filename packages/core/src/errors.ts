@@ -143,7 +143,13 @@ function fromHttpException(error: HTTPException): ApiError {
  */
 export function createErrorHandler(logger: Logger) {
   return (error: Error, c: Context): Response => {
-    if (error instanceof ApiError) return errorResponse(c, error);
+    if (error instanceof ApiError) {
+      // An answer of ours for a failure below it (a database down): the failure is logged, not shown.
+      if (error.status >= 500 && error.cause !== undefined) {
+        logger.error({ err: error.cause, requestId: requestIdOf(c) }, error.message);
+      }
+      return errorResponse(c, error);
+    }
     if (error instanceof HTTPException) return errorResponse(c, fromHttpException(error));
     logger.error({ err: error, requestId: requestIdOf(c), headers: c.req.raw.headers }, "unhandled error");
     return errorResponse(c, new ApiError("INTERNAL", "Something went wrong on our side."));

@@ -53,12 +53,17 @@ export type {
   VerifiedApiKey,
 } from "./keys/api-key-store.ts";
 export { type ApiKeyTable, DatabaseApiKeyStore } from "./keys/database-api-key-store.ts";
-export { LAST_USED_RESOLUTION_MS, lastUsedIsStale } from "./keys/last-used.ts";
+export {
+  LAST_USED_RESOLUTION_MS,
+  lastUsedIsStale,
+  lastUseMarksSettled,
+  markUsedInBackground,
+} from "./keys/last-used.ts";
 export { missingScope } from "./keys/scopes.ts";
 export { EDGE_SCHEMA, edgeMigrationSet } from "./migrations.ts";
 export { DatabaseFixedWindow } from "./rate-limit/database-fixed-window.ts";
 export { DatabaseTokenBucket } from "./rate-limit/database-token-bucket.ts";
 export type { DatabaseLimiterOptions } from "./rate-limit/limiter-options.ts";
-export { MemoryFixedWindow } from "./rate-limit/memory-fixed-window.ts";
+export { MemoryFixedWindow, type MemoryFixedWindowOptions } from "./rate-limit/memory-fixed-window.ts";
 export { rateLimitedError, rateLimitHeaders } from "./rate-limit/rate-limit-response.ts";
 export type { RateDecision, RateLimiter, RateRule } from "./rate-limit/rate-limiter.ts";

@@ -4,4 +4,4 @@ import { loadGatewayConfig } from "./config.ts";
 import { gatewayService } from "./service.ts";
 
 /** `npm run gateway -- <command>`: the operator's tool (accounts, keys, credit, usage). */
-await runOperatorCli(gatewayService, loadGatewayConfig(process.env), { run: runCli });
+await runOperatorCli(gatewayService, () => loadGatewayConfig(process.env), { run: runCli });

@@ -4,4 +4,4 @@ import { loadPublisherCliConfig } from "./config.ts";
 import { publisherService } from "./service.ts";
 
 /** `npm run publisher -- <command>`: accounts, their smart schedule, and API keys. */
-await runOperatorCli(publisherService, loadPublisherCliConfig(process.env), { run: runCli });
+await runOperatorCli(publisherService, () => loadPublisherCliConfig(process.env), { run: runCli });

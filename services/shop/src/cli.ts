@@ -4,4 +4,4 @@ import { loadShopConfig } from "./config.ts";
 import { shopService } from "./service.ts";
 
 /** `npm run shop -- <command>`: the shop owner's tool (shops, hours, closures, services, keys). */
-await runOperatorCli(shopService, loadShopConfig(process.env), { run: runCli });
+await runOperatorCli(shopService, () => loadShopConfig(process.env), { run: runCli });

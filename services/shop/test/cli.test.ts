@@ -230,4 +230,19 @@ describe("npm run shop -- …", () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   });
+
+  test("a bad setting is the service's readable list and exit code 1, not a stack", async () => {
+    const failed = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "services/shop/src/cli.ts", "shops", "list"],
+      { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: "not-a-url", LOG_LEVEL: "silent" } },
+    ).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toContain("Invalid configuration");
+    expect(failed?.stderr).toContain("DATABASE_URL");
+    expect(failed?.stderr).not.toMatch(/\bat .*\.ts:\d/);
+  });
 });

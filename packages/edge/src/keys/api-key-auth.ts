@@ -78,13 +78,39 @@ export function apiKeyAuth<C>(options: ApiKeyAuthOptions<C>): ApiKeyMiddleware<C
   return async (c, next) => {
     const key = presentedKey(c, options.source);
     if (key === undefined) throw unauthorized(options.messages.missing);
-    const caller = isPlausibleApiKey(key) ? await options.verify(key) : undefined;
+    const caller = isPlausibleApiKey(key) ? await checking(() => options.verify(key)) : undefined;
     if (caller === undefined) throw unauthorized(options.messages.invalid);
-    if (options.rateLimit) await countRequest(c, options.rateLimit, caller);
+    const { rateLimit } = options;
+    if (rateLimit) await checking(() => countRequest(c, rateLimit, caller));
     if (options.scope) checkScope(options.scope, caller);
     c.set("caller", caller);
     await next();
   };
+}
+
+/** How long a caller is told to wait when its key cannot be checked. */
+const CHECK_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Runs one step of the key's check; a failure under it (its database down, a lock timeout) is a
+ * 503 `NOT_READY` with `Retry-After`, the failure logged by the error handler, never a bare 500.
+ * The step's own refusals (401, 429) go through as they are.
+ */
+async function checking<T>(step: () => Promise<T> | T): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw Object.assign(
+      new ApiError(
+        "NOT_READY",
+        "The service cannot check API keys right now; try again shortly.",
+        {},
+        { "Retry-After": String(CHECK_RETRY_AFTER_SECONDS) },
+      ),
+      { cause: error },
+    );
+  }
 }
 
 async function countRequest<C>(c: Context, rateLimit: KeyRateLimit<C>, caller: C): Promise<void> {

@@ -1,4 +1,4 @@
-import { type Clock, newId, systemClock } from "@app/core";
+import { type Clock, type Logger, newId, systemClock } from "@app/core";
 import type { Queryable } from "@app/db";
 import { apiKeyHash, isPlausibleApiKey, issueApiKey, sameKeyHash } from "./api-key.ts";
 import type {
@@ -8,7 +8,7 @@ import type {
   IssuedApiKey,
   VerifiedApiKey,
 } from "./api-key-store.ts";
-import { LAST_USED_RESOLUTION_MS, lastUsedIsStale } from "./last-used.ts";
+import { LAST_USED_RESOLUTION_MS, markUsedInBackground } from "./last-used.ts";
 
 /**
  * A service's keys table. It has the standard columns `id text PRIMARY KEY`, the owner column,
@@ -23,6 +23,8 @@ export type ApiKeyTable = {
   /** The prefix of the keys it issues, so a leaked one is recognisable: `pk`, `shk`, `gwk`. */
   keyPrefix: string;
   clock?: Clock;
+  /** Where a failed last-use mark is reported (it never fails the request). */
+  logger?: Pick<Logger, "warn">;
 };
 
 const QUALIFIED_TABLE = /^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$/;
@@ -45,8 +47,10 @@ function checkedTable(options: ApiKeyTable): Required<ApiKeyTable> {
       `A key prefix is a few lower-case letters or digits, such as "gwk": ${options.keyPrefix}`,
     );
   }
-  return { ...options, clock: options.clock ?? systemClock };
+  return { ...options, clock: options.clock ?? systemClock, logger: options.logger ?? SILENT };
 }
+
+const SILENT: Pick<Logger, "warn"> = { warn: () => undefined };
 
 type VerifyRow<S extends string> = {
   keyId: string;
@@ -60,6 +64,8 @@ type VerifyRow<S extends string> = {
 export class DatabaseApiKeyStore<S extends string = string> implements ApiKeyStore<S> {
   private readonly clock: Clock;
   private readonly keyPrefix: string;
+  private readonly table: string;
+  private readonly logger: Pick<Logger, "warn">;
   private readonly sql: {
     insert: string;
     insertLabelled: string;
@@ -74,9 +80,11 @@ export class DatabaseApiKeyStore<S extends string = string> implements ApiKeySto
     private readonly db: Queryable,
     options: ApiKeyTable,
   ) {
-    const { table, ownerColumn: owner, keyPrefix, clock } = checkedTable(options);
+    const { table, ownerColumn: owner, keyPrefix, clock, logger } = checkedTable(options);
     this.clock = clock;
     this.keyPrefix = keyPrefix;
+    this.table = table;
+    this.logger = logger;
     this.sql = {
       insert: `INSERT INTO ${table} (id, ${owner}, key_hash, prefix, scopes) VALUES ($1, $2, $3, $4, $5) RETURNING label`,
       insertLabelled: `INSERT INTO ${table} (id, ${owner}, key_hash, prefix, scopes, label) VALUES ($1, $2, $3, $4, $5, $6) RETURNING label`,
@@ -108,21 +116,27 @@ export class DatabaseApiKeyStore<S extends string = string> implements ApiKeySto
     const hash = apiKeyHash(key);
     const [row] = await this.db.query<VerifyRow<S>>(this.sql.verify, [hash]);
     if (!row || !sameKeyHash(hash, row.keyHash)) return undefined;
-    await this.recordUse(row.keyId, row.lastUsedAt);
+    this.recordUse(row.keyId, row.lastUsedAt);
     return { keyId: row.keyId, ownerId: row.ownerId, scopes: row.scopes };
   }
 
   /**
-   * Marks a key used now if its mark as last read (`lastUsedAt`) is a minute old or missing: one
-   * write a minute for a key in constant use. For a service that looks its keys up itself (the
+   * Marks a key used now if its mark as last read (`lastUsedAt`) is a minute old or missing, in the
+   * background (`markUsedInBackground`): one write a minute for a key in constant use, and a failed
+   * write logged, never a refused request. For a service that looks its keys up itself (the
    * gateway's cached lookup, which joins the balance).
    */
-  async recordUse(keyId: string, lastUsedAt: Date | null): Promise<void> {
+  recordUse(keyId: string, lastUsedAt: Date | null): void {
     const now = this.clock.now();
-    if (!lastUsedIsStale(lastUsedAt, now)) return;
     // Conditional, so instances marking one key together write it once.
     const staleBefore = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
-    await this.db.query(this.sql.touch, [keyId, now, staleBefore]);
+    markUsedInBackground({
+      key: `${this.table}:${keyId}`,
+      lastUsedAt,
+      now,
+      write: () => this.db.query(this.sql.touch, [keyId, now, staleBefore]),
+      onError: (error) => this.logger.warn({ err: error, keyId }, "a key's last use could not be recorded"),
+    });
   }
 
   async revoke(keyId: string, at: Date): Promise<boolean> {

@@ -3,6 +3,7 @@ import type { Database } from "@app/db";
 import { fakeClock, openSecondHandle, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { DatabaseApiKeyStore } from "../../src/keys/database-api-key-store.ts";
+import { lastUseMarksSettled } from "../../src/keys/last-used.ts";
 import { keysTable } from "./keys-table.ts";
 
 /** Two instances of a service, each its own pool of connections to the test database, for `work`. */
@@ -61,12 +62,15 @@ describe("API keys at two instances on PostgreSQL", () => {
       const burst = () =>
         Promise.all(Array.from({ length: 20 }, (_, n) => (n % 2 === 0 ? here : there).verify(key)));
       expect((await burst()).every((verified) => verified !== undefined)).toBe(true);
+      await lastUseMarksSettled();
       expect(await writes()).toBe(1);
       clock.advance(30_000);
       await burst();
+      await lastUseMarksSettled();
       expect(await writes()).toBe(1);
       clock.advance(30_000);
       await burst();
+      await lastUseMarksSettled();
       expect(await writes()).toBe(2);
     });
   });

@@ -6,6 +6,7 @@ import { apiKeyHash } from "../../src/keys/api-key.ts";
 import { InMemoryApiKeyStore } from "../../src/keys/api-key-store.fake.ts";
 import type { ApiKeyStore } from "../../src/keys/api-key-store.ts";
 import { DatabaseApiKeyStore } from "../../src/keys/database-api-key-store.ts";
+import { lastUseMarksSettled } from "../../src/keys/last-used.ts";
 import { keysTable } from "./keys-table.ts";
 
 type Scope = "read" | "write";
@@ -105,7 +106,10 @@ describe.each(Object.entries(implementations))("API keys in %s", (_name, makeSto
     const store = await makeStore(db, clock);
     const ownerId = newId("own");
     const { key } = await store.issue({ ownerId });
-    const lastUsed = async () => (await store.list(ownerId))[0]?.lastUsedAt?.toISOString();
+    const lastUsed = async () => {
+      await lastUseMarksSettled();
+      return (await store.list(ownerId))[0]?.lastUsedAt?.toISOString();
+    };
     expect(await lastUsed()).toBeUndefined();
     await store.verify(key);
     expect(await lastUsed()).toBe("2026-06-15T06:00:00.000Z");

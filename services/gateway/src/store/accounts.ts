@@ -141,7 +141,7 @@ export class AccountStore {
   }
 
   /** Marks a key found by {@link lookupHash} used now, at most once a minute. */
-  async recordKeyUse(found: KeyLookup): Promise<void> {
-    await this.keys.recordUse(found.caller.keyId, found.lastUsedAt);
+  recordKeyUse(found: KeyLookup): void {
+    this.keys.recordUse(found.caller.keyId, found.lastUsedAt);
   }
 }

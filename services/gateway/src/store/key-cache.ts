@@ -54,7 +54,7 @@ export class KeyCache {
     this.entries.delete(hash);
     if (!found) return undefined;
     this.balances.observe(found.caller.accountId, found.balanceMicro);
-    await this.accounts.recordKeyUse(found);
+    this.accounts.recordKeyUse(found);
     // A revocation while the lookup ran may not be in what it read: use the answer, keep nothing.
     if (seen === revocationCount()) {
       if (this.entries.size >= MAX_ENTRIES) {

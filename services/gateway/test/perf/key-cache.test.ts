@@ -1,3 +1,4 @@
+import { lastUseMarksSettled } from "@app/edge";
 import { fakeClock, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { AccountStore } from "../../src/store/accounts.ts";
@@ -55,6 +56,7 @@ describe("the gateway key cache", () => {
     const cache = new KeyCache(new AccountStore(db, clock), new BalanceView(), () => now);
     const caller = await openAccount(db);
     const lastUsed = async () => {
+      await lastUseMarksSettled();
       const [row] = await db.query<{ at: Date | null }>(
         "SELECT last_used_at AS at FROM gateway.api_keys WHERE id = $1",
         [caller.keyId],
