@@ -429,7 +429,7 @@ async function reachablePostgres(): Promise<Database | undefined> {
   }
 }
 
-type Worker = ChildProcess & { pid: number };
+export type Worker = ChildProcess & { pid: number };
 
 type PhaseResult = {
   name: string;
@@ -534,8 +534,16 @@ async function directCreateRecord(sandboxUrl: string): Promise<FixedResult> {
   return runFixed(sandboxUrl, requests, { concurrency: WORKERS * WORKER_CONCURRENCY, maxSeconds: 5 });
 }
 
-/** A worker process (`src/worker.ts`) on the run's database, its platforms at the sandbox; resolves once it runs. */
-function startWorker(databaseUrl: string, dataDir: string, sandboxUrl: string): Promise<Worker> {
+/**
+ * A worker process (`src/worker.ts`) on the run's database, its platforms at the sandbox (`env`:
+ * more settings); resolves once it runs.
+ */
+export function startWorker(
+  databaseUrl: string,
+  dataDir: string,
+  sandboxUrl: string,
+  env: Record<string, string> = {},
+): Promise<Worker> {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !key.startsWith("PUBLISHER_") && key !== "DATABASE_URL"),
   );
@@ -552,6 +560,7 @@ function startWorker(databaseUrl: string, dataDir: string, sandboxUrl: string): 
       PUBLISHER_STORAGE_DIR: join(dataDir, "media"),
       PUBLISHER_WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
       PUBLISHER_WORKER_POLL_MS: String(WORKER_POLL_MS),
+      ...env,
     },
   });
   // Its warnings and errors are kept (the last 4 KiB) and shown if it fails to start.
@@ -584,7 +593,7 @@ function startWorker(databaseUrl: string, dataDir: string, sandboxUrl: string): 
 }
 
 /** SIGTERM (the worker finishes its running targets and closes), SIGKILL after 20 s. */
-async function stopWorker(worker: Worker): Promise<void> {
+export async function stopWorker(worker: Worker): Promise<void> {
   if (worker.exitCode !== null || worker.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   worker.kill("SIGTERM");

@@ -1,6 +1,6 @@
 import { type Clock, createServiceApp, type Logger, type ServiceApp, systemClock } from "@app/core";
 import { type Database, pingDatabase } from "@app/db";
-import { DatabaseFixedWindow, type RateRule } from "@app/edge";
+import { DatabaseFixedWindow, type IdempotencyStore, type RateRule } from "@app/edge";
 import { API_KEY_HEADER, apiKeyGuard, type KeyGuard } from "./auth/guard.ts";
 import { DEFAULT_PRESIGN_EXPIRES_SECONDS, DEFAULT_PUBLISH_TIMEOUT_MS, DEFAULT_RATE_LIMIT } from "./config.ts";
 import type { Publishing } from "./contracts/publishing.ts";
@@ -9,20 +9,37 @@ import { createMediaPreflight } from "./media/preflight/media-preflight.ts";
 import type { RemoteImporter } from "./media/remote-import.ts";
 import { registerConnectionsList } from "./routes/connections_list.ts";
 import type { RouteDeps, TikTokCreatorLookup } from "./routes/deps.ts";
+import { registerEventsList } from "./routes/events_list.ts";
 import { registerGroupsCreate } from "./routes/groups_create.ts";
 import { registerGroupsDelete } from "./routes/groups_delete.ts";
 import { registerGroupsList } from "./routes/groups_list.ts";
 import { registerGroupsUpdate } from "./routes/groups_update.ts";
+import { publisherIdempotencyStore } from "./routes/idempotent-create.ts";
 import { registerMediaGet } from "./routes/media_get.ts";
 import { registerPostsCancel } from "./routes/posts_cancel.ts";
+import { registerPostsDeletePublished } from "./routes/posts_delete_published.ts";
+import { registerPostsEvents } from "./routes/posts_events.ts";
 import { registerPostsGet } from "./routes/posts_get.ts";
 import { registerPostsList } from "./routes/posts_list.ts";
 import { registerPostsPublish } from "./routes/posts_publish.ts";
 import { registerPostsQueue } from "./routes/posts_queue.ts";
+import { registerPostsRetry } from "./routes/posts_retry.ts";
 import { registerPostsSchedule } from "./routes/posts_schedule.ts";
+import { registerPostsUpdate } from "./routes/posts_update.ts";
+import { registerPostsValidate } from "./routes/posts_validate.ts";
 import { registerStoragePut, STORAGE_PREFIX } from "./routes/storage_put.ts";
 import { registerUploadV1, UPLOAD_V1_PATH } from "./routes/upload_v1.ts";
 import { registerUploadV2 } from "./routes/upload_v2.ts";
+import { registerWebhooksCreate } from "./routes/webhooks_create.ts";
+import { registerWebhooksDelete } from "./routes/webhooks_delete.ts";
+import { registerWebhooksDeliveriesList } from "./routes/webhooks_deliveries_list.ts";
+import { registerWebhooksDeliveriesResend } from "./routes/webhooks_deliveries_resend.ts";
+import { registerWebhooksGet } from "./routes/webhooks_get.ts";
+import { registerWebhooksList } from "./routes/webhooks_list.ts";
+import { registerWebhooksRotate } from "./routes/webhooks_rotate.ts";
+import { registerWebhooksUpdate } from "./routes/webhooks_update.ts";
+import { registerWebhookDocs } from "./webhooks/openapi.ts";
+import type { WebhookRouteSettings } from "./webhooks/wiring.ts";
 
 /** What the publisher app is built from. */
 export type PublisherDeps = {
@@ -46,6 +63,16 @@ export type PublisherDeps = {
    * (`createRemoteImporter`); without it such media is left to the workers, unchecked.
    */
   importRemoteMedia?: RemoteImporter;
+  /**
+   * The creates' `Idempotency-Key`s (`publisherIdempotencyStore`, whose expired keys the service
+   * purges); one on `db` by default.
+   */
+  idempotency?: IdempotencyStore;
+  /**
+   * Webhook endpoints (`/api/v1/webhooks…`: the secrets' sealer, where webhooks may go; `wireWebhooks`):
+   * without it the app has no webhook routes.
+   */
+  webhooks?: WebhookRouteSettings;
   /**
    * Registers routes built elsewhere (publishing's connect flows) on the app, with the API-key
    * check they need as route middleware (the caller's account as `c.var.caller`, or the 401 / 429
@@ -92,6 +119,9 @@ export function createApp(deps: PublisherDeps): ServiceApp {
     presignExpiresSeconds: deps.presignExpiresSeconds ?? DEFAULT_PRESIGN_EXPIRES_SECONDS,
     tiktokCreator: deps.tiktokCreator,
     mediaPreflight: createMediaPreflight({ storage: deps.storage, importRemote: deps.importRemoteMedia }),
+    idempotency:
+      deps.idempotency ??
+      publisherIdempotencyStore(deps.db, clock, deps.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS),
   };
   registerUploadV1(app, routeDeps);
   registerUploadV2(app, routeDeps);
@@ -109,6 +139,24 @@ export function createApp(deps: PublisherDeps): ServiceApp {
   registerPostsList(app, routeDeps);
   registerPostsGet(app, routeDeps);
   registerPostsCancel(app, routeDeps);
+  registerPostsUpdate(app, routeDeps);
+  registerPostsValidate(app, routeDeps);
+  registerPostsRetry(app, routeDeps);
+  registerPostsDeletePublished(app, routeDeps);
+  registerPostsEvents(app, routeDeps);
+  registerEventsList(app, routeDeps);
+  const webhookDeps = deps.webhooks && { ...routeDeps, webhooks: deps.webhooks };
+  if (webhookDeps) {
+    registerWebhooksCreate(app, webhookDeps);
+    registerWebhooksList(app, webhookDeps);
+    registerWebhooksGet(app, webhookDeps);
+    registerWebhooksUpdate(app, webhookDeps);
+    registerWebhooksDelete(app, webhookDeps);
+    registerWebhooksRotate(app, webhookDeps);
+    registerWebhooksDeliveriesList(app, webhookDeps);
+    registerWebhooksDeliveriesResend(app, webhookDeps);
+    registerWebhookDocs(app);
+  }
   deps.registerMore?.(app, (scope) => apiKeyGuard(routeDeps, scope));
   return app;
 }

@@ -5,6 +5,7 @@ import type { PlatformSettings } from "./platforms/index.ts";
 import { DEFAULT_ACCOUNT_SHARE, DEFAULT_RESERVED_SLOTS } from "./publishing/fair-share.ts";
 import { defaultTuning } from "./publishing/run-context.ts";
 import { WORKER_DEFAULTS, type WorkerOptions } from "./publishing/worker-pool.ts";
+import { WEBHOOK_WORKER_DEFAULTS } from "./webhooks/delivery-worker.ts";
 
 /** The spec's request limit, for code and tests that need it without reading the environment. */
 export const DEFAULT_RATE_LIMIT = { limit: 120, windowSeconds: 60 } as const;
@@ -84,6 +85,9 @@ const variables = z.object({
     .min(1_000)
     .max(7 * 86_400_000)
     .default(defaultTuning().tiktokProcessingTimeoutMs),
+  PUBLISHER_WEBHOOK_ALLOW_PRIVATE: settings.boolean(false),
+  PUBLISHER_WEBHOOK_CONCURRENCY: positiveInt(WEBHOOK_WORKER_DEFAULTS.concurrency, 256),
+  PUBLISHER_WEBHOOK_POLL_MS: ms(WEBHOOK_WORKER_DEFAULTS.pollIntervalMs),
 });
 
 /** Where media lives: local disk behind the service's own SigV4 endpoint, or an S3-compatible store. */
@@ -120,6 +124,16 @@ export type PublishingSettings = {
   workers: Required<Omit<WorkerOptions, "workerId">> & { workerId?: string };
 };
 
+/** How webhooks are sent (src/webhooks/); their workers run wherever the publishing workers do. */
+export type WebhookSettings = {
+  /** Whether loopback and private addresses may receive webhooks (never link-local / metadata). */
+  allowPrivate: boolean;
+  /** Attempts in flight at once per process. */
+  concurrency: number;
+  /** How long a worker waits before looking again when nothing was due. */
+  pollIntervalMs: number;
+};
+
 export type PublisherConfig = BaseServiceConfig & {
   /** The base URL callers and platforms reach this service at; unset: where it listens. */
   publicUrl?: string;
@@ -131,6 +145,7 @@ export type PublisherConfig = BaseServiceConfig & {
   presignExpiresSeconds: number;
   storage: StorageConfig;
   publishing: PublishingSettings;
+  webhooks: WebhookSettings;
 };
 
 type Parsed = z.infer<typeof variables>;
@@ -219,6 +234,11 @@ export function loadPublisherConfig(env: Env): PublisherConfig {
     presignExpiresSeconds: parsed.PUBLISHER_PRESIGN_EXPIRES_SECONDS,
     storage: storageConfig(parsed),
     publishing: publishingSettings(parsed),
+    webhooks: {
+      allowPrivate: parsed.PUBLISHER_WEBHOOK_ALLOW_PRIVATE,
+      concurrency: parsed.PUBLISHER_WEBHOOK_CONCURRENCY,
+      pollIntervalMs: parsed.PUBLISHER_WEBHOOK_POLL_MS,
+    },
   };
 }
 

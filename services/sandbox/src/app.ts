@@ -10,6 +10,7 @@ import type { SandboxSettings } from "./config.ts";
 import { createSandboxContext, type SandboxContext } from "./context.ts";
 import { registerGoogleAuthorize } from "./google/oauth-authorize.ts";
 import { registerGoogleToken } from "./google/oauth-token.ts";
+import { registerYouTubeDelete } from "./google/youtube-delete.ts";
 import { registerYouTubeRead } from "./google/youtube-read.ts";
 import { registerYouTubeUploadChunk } from "./google/youtube-upload-chunk.ts";
 import {
@@ -90,6 +91,7 @@ export function createSandbox(deps: SandboxDeps): {
     registerYouTubeUploadStart,
     registerYouTubeUploadChunk,
     registerYouTubeRead,
+    registerYouTubeDelete,
     registerTikTokAuthorize,
     registerTikTokToken,
     registerTikTokRevoke,

@@ -62,23 +62,32 @@ export type FetchedMedia = {
   declaredType: string | null;
 };
 
+/**
+ * A DNS lookup for `http.request` that refuses (error code `EADDRFORBIDDEN`) a name resolving to
+ * any address `allowed` refuses, checked at connect time, so a name cannot rebind between a check
+ * and the connection. Also used for webhook targets (src/webhooks/guarded-post.ts).
+ */
+export function addressCheckedLookup(allowed: (address: string) => boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, "", 4);
+      const blocked = addresses.find((entry) => !allowed(entry.address));
+      if (blocked || addresses.length === 0) {
+        const refusal = Object.assign(new Error(`${hostname} resolves to a forbidden address.`), {
+          code: "EADDRFORBIDDEN",
+        });
+        return callback(refusal, "", 4);
+      }
+      if ((options as { all?: boolean }).all)
+        return (callback as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0] as LookupAddress;
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
 /** A DNS lookup that refuses names resolving to any non-public address (checked at connect time). */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, "", 4);
-    const blocked = addresses.find((entry) => !isPublicAddress(entry.address));
-    if (blocked || addresses.length === 0) {
-      const refusal = Object.assign(new Error(`${hostname} resolves to a forbidden address.`), {
-        code: "EADDRFORBIDDEN",
-      });
-      return callback(refusal, "", 4);
-    }
-    if ((options as { all?: boolean }).all)
-      return (callback as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    const first = addresses[0] as LookupAddress;
-    callback(null, first.address, first.family);
-  });
-};
+const publicOnlyLookup = addressCheckedLookup(isPublicAddress);
 
 function checkUrl(url: URL, guard: FetchGuard): { trusted: boolean } {
   if (url.protocol !== "http:" && url.protocol !== "https:") {

@@ -4,7 +4,7 @@ import { PlatformError } from "./errors.ts";
 
 /** A request to a platform. A stream body is sent with its exact `content-length` header. */
 export type PlatformRequest = {
-  method: "GET" | "POST" | "PUT";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   url: string;
   headers?: Record<string, string>;
   body?: string | Buffer | Readable;

@@ -4,6 +4,7 @@ import { createTikTokClient, type TikTokAdapter } from "./tiktok/tiktok-client.t
 import { createTikTokOAuthClient, TIKTOK_SCOPES } from "./tiktok/tiktok-oauth.ts";
 import {
   createGoogleOAuthClient,
+  YOUTUBE_FORCE_SSL_SCOPE,
   YOUTUBE_READONLY_SCOPE,
   YOUTUBE_UPLOAD_SCOPE,
 } from "./youtube/google-oauth.ts";
@@ -43,7 +44,11 @@ export function createAdapters(settings: PlatformSettings, clock: Clock = system
   const timeoutMs = settings.timeoutMs ?? 30_000;
   const chunkTimeoutMs = settings.uploadTimeoutMs ?? 300_000;
   const googleOAuth = createGoogleOAuthClient(
-    { ...settings.google, scopes: [YOUTUBE_UPLOAD_SCOPE, YOUTUBE_READONLY_SCOPE], timeoutMs },
+    {
+      ...settings.google,
+      scopes: [YOUTUBE_UPLOAD_SCOPE, YOUTUBE_READONLY_SCOPE, YOUTUBE_FORCE_SSL_SCOPE],
+      timeoutMs,
+    },
     clock,
   );
   const tiktokOAuth = createTikTokOAuthClient(

@@ -38,3 +38,32 @@ export function openHandle(
   }
   return opened;
 }
+
+/**
+ * Handle fields the history may show (`handle_saved` steps): TikTok's phase and publish id, the
+ * chunk plan, Bluesky's record key and repo. Any other field (the upload URLs above, and whatever a
+ * publisher adds later) is named under `kept`, its value never shown.
+ */
+const SHOWN_FIELDS = new Set([
+  "phase",
+  "kind",
+  "publishId",
+  "plan",
+  "processingSince",
+  "rkey",
+  "repo",
+  "createdAt",
+]);
+
+/** What the history shows of a saved handle: `{cleared: true}` for an emptied one. */
+export function describeHandle(handle: Record<string, unknown>): Record<string, unknown> {
+  const names = Object.keys(handle);
+  if (names.length === 0) return { cleared: true };
+  const shown: Record<string, unknown> = {};
+  const kept: string[] = [];
+  for (const name of names) {
+    if (SHOWN_FIELDS.has(name)) shown[name] = handle[name];
+    else kept.push(name);
+  }
+  return kept.length > 0 ? { ...shown, kept } : shown;
+}

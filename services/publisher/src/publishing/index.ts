@@ -18,6 +18,7 @@ import type { CreatorInfo } from "../platforms/tiktok/tiktok-client.ts";
 import { markNeedsReconnect } from "../store/connections.ts";
 import { targetOutcomes } from "../store/posts.ts";
 import { cancelScheduledPost, claimDueTargets, refreshPostStatus } from "../store/targets.ts";
+import { removePublishedCopy } from "./copy-removal.ts";
 import { defaultRetryPolicy, type RetryPolicy } from "./retry-policy.ts";
 import { defaultTuning, type PublishingTuning } from "./run-context.ts";
 import { createExecutor, createRunningTargets, type Executor } from "./target-executor.ts";
@@ -68,7 +69,7 @@ export function defaultWorkerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
 }
 
-/** Builds publishing: publish-now and cancel for the API, workers for due targets. */
+/** Builds publishing: publish-now, cancel and removing published copies for the API, workers for due targets. */
 export function createPublishing(deps: PublishingDeps): PublishingService {
   const clock = deps.clock ?? systemClock;
   const retry = { ...defaultRetryPolicy(), ...deps.retry };
@@ -132,6 +133,7 @@ export function createPublishing(deps: PublishingDeps): PublishingService {
   return {
     publishNow,
     cancel: (postId) => cancelScheduledPost(deps.db, postId, clock.now()),
+    removePublished: (copy) => removePublishedCopy({ adapters: deps.adapters, vault }, copy),
     startWorkers(options = {}) {
       const leaseMs = options.leaseMs ?? WORKER_DEFAULTS.leaseMs;
       const workerId = options.workerId ?? defaultWorkerId();
@@ -171,7 +173,9 @@ export function createPublishing(deps: PublishingDeps): PublishingService {
           error.kind === "reconnect" &&
           error.reason !== RECONNECT_REASON
         ) {
-          await markNeedsReconnect(deps.db, connectionId, error.describe(), clock.now());
+          await deps.db.transaction((tx) =>
+            markNeedsReconnect(tx, connectionId, error.describe(), clock.now()),
+          );
         }
         throw error;
       }

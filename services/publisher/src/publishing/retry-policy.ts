@@ -2,6 +2,7 @@ import { MediaStalled } from "../media/guarded-fetch.ts";
 import { MediaError } from "../media/media-error.ts";
 import { PlatformError } from "../platforms/errors.ts";
 import { PlatformTimeout } from "../platforms/http.ts";
+import type { FailureAnswer } from "../store/run-history.ts";
 import type { TargetSettlement } from "../store/targets.ts";
 
 /** How often and how patiently a target is retried after transient failures. */
@@ -75,6 +76,25 @@ export function classifyFailure(error: unknown): Classified {
 }
 
 /**
+ * What the platform answered to a failed turn (its code, message and HTTP status), or why
+ * publishing itself failed, for the history and `target.failed`. Made from the error's classified
+ * fields only, never from a request: no token can be in it.
+ */
+export function failureAnswer(error: unknown): FailureAnswer {
+  if (error instanceof PlatformError) {
+    return {
+      platform: error.platform,
+      code: error.reason,
+      message: error.message,
+      ...(error.status === null ? {} : { httpStatus: error.status }),
+    };
+  }
+  if (isTimeLimit(error)) return { code: "timeout", message: "a platform's answer timed out" };
+  if (error instanceof MediaError) return { code: error.code, message: error.message };
+  return { code: "INTERNAL", message: "publishing failed unexpectedly" };
+}
+
+/**
  * What becomes of a target after a failed turn: failed for good (a permanent refusal, a lost
  * grant, or out of attempts: `maxStalledAttempts` when it stalled), or run again
  * after the backoff, never sooner than the platform's `Retry-After`. `attempts` counts the
@@ -102,5 +122,6 @@ export function settlementForFailure(
     runAt: new Date(now.getTime() + delay),
     countAsAttempt: true,
     error: failure.error,
+    delayMs: delay,
   };
 }

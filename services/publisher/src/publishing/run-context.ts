@@ -51,6 +51,11 @@ export type TargetRun = {
   checkClaim(): void;
   /** Stages the post's media item `index` (see stageMedia). */
   media(index: number): Promise<StagedMedia>;
+  /**
+   * Tells the history that a chunk brought the platform's copy from `before` to `after` of
+   * `total` bytes (recorded at most once per tenth: `crossesProgressMark`). Never fails the run.
+   */
+  progress(before: number, after: number, total: number): Promise<void>;
 };
 
 /** What a publisher's turn came to: published, or wait and poll the platform again. */

@@ -1,7 +1,10 @@
 import type { Clock, Logger, TextSealer } from "@app/core";
 import type { Database } from "@app/db";
 import type { Platform } from "../contracts/post.ts";
+import { crossesProgressMark } from "../domain/post-steps.ts";
 import { dropStagedMedia, type StagedMedia, stageMedia, stagingPath } from "../media/staged-media.ts";
+import { appendPostStep } from "../store/events.ts";
+import type { FailureAnswer } from "../store/run-history.ts";
 import {
   type ClaimedTarget,
   extendLeases,
@@ -10,8 +13,8 @@ import {
   type TargetSettlement,
 } from "../store/targets.ts";
 import { publishToBluesky } from "./bluesky-publisher.ts";
-import { openHandle, sealHandle } from "./handle-seal.ts";
-import { type RetryPolicy, settlementForFailure } from "./retry-policy.ts";
+import { describeHandle, openHandle, sealHandle } from "./handle-seal.ts";
+import { failureAnswer, type RetryPolicy, settlementForFailure } from "./retry-policy.ts";
 import { LostClaim, type PlatformPublisherDeps, type StepResult, type TargetRun } from "./run-context.ts";
 import { publishToTikTok } from "./tiktok-publisher.ts";
 import { publishToYouTube } from "./youtube-publisher.ts";
@@ -128,6 +131,21 @@ export function createExecutor(options: ExecutorOptions): Executor {
     }
   }
 
+  /**
+   * A step of the history that is no state change of its own (chunk progress, a claim found
+   * lost): written on its own, and a failure to write it is logged, never the run's.
+   */
+  async function note(target: ClaimedTarget, step: "upload_progress" | "claim_lost", detail: object) {
+    const at = clock.now();
+    await appendPostStep(
+      db,
+      { postId: target.postId, targetId: target.id, step, detail: { workerId, ...detail } },
+      at,
+    ).catch((error: unknown) =>
+      logger.warn({ err: error, targetId: target.id, step }, "a step of the post's history was not recorded"),
+    );
+  }
+
   /** Whether the run must stop: its claim was lost, or its lease may have run out unnoticed. */
   function isLost(state: RunState): boolean {
     if (!state.lost && clock.now().getTime() > state.trustUntil) state.lost = true;
@@ -142,7 +160,15 @@ export function createExecutor(options: ExecutorOptions): Executor {
         if (isLost(state)) throw new LostClaim(target.id);
         const stored = sealHandle(sealer, target.id, handle);
         const now = clock.now();
-        if (!(await saveHandle(db, { id: target.id, claimToken: target.claimToken, handle: stored, now }))) {
+        const saved = await saveHandle(db, {
+          id: target.id,
+          postId: target.postId,
+          claimToken: target.claimToken,
+          handle: stored,
+          detail: { workerId, handle: describeHandle(handle) },
+          now,
+        });
+        if (!saved) {
           state.lost = true;
           throw new LostClaim(target.id);
         }
@@ -161,12 +187,17 @@ export function createExecutor(options: ExecutorOptions): Executor {
         }
         return pending;
       },
+      async progress(before, after, total) {
+        if (crossesProgressMark(before, after, total))
+          await note(target, "upload_progress", { sentBytes: after, totalBytes: total });
+      },
     };
   }
 
   async function turn(target: ClaimedTarget, state: RunState, holdUntil?: number): Promise<void> {
     const run = runOf(target, state);
     let settlement: TargetSettlement;
+    let answer: FailureAnswer | undefined;
     for (;;) {
       try {
         // In memory the handle is plain; at rest its upload URLs are sealed (see handle-seal.ts).
@@ -187,9 +218,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
             { targetId: target.id, workerId },
             "publishing claim lost; another worker resumes the target",
           );
+          await note(target, "claim_lost", {});
           return;
         }
         settlement = settlementForFailure(error, target.attempts, clock.now(), options.retry);
+        answer = failureAnswer(error);
         const text =
           settlement.kind === "failed" ? settlement.error : (settlement as { error: string }).error;
         logger.warn(
@@ -199,9 +232,15 @@ export function createExecutor(options: ExecutorOptions): Executor {
       }
       break;
     }
-    const settled = await settleTarget(db, { target, settlement, now: clock.now() });
+    const settled = await settleTarget(db, {
+      target,
+      settlement,
+      now: clock.now(),
+      report: { workerId, ...(answer ? { answer } : {}) },
+    });
     if (!settled) {
       logger.warn({ targetId: target.id, workerId }, "publishing claim lost before settling");
+      await note(target, "claim_lost", { beforeSettling: true });
       return;
     }
     if (settlement.kind === "published")

@@ -154,6 +154,7 @@ async function upload(
         body,
       }),
     );
+    await run.progress(first, last + 1, plan.videoSize);
   }
   const processing: TikTokHandle = {
     ...handle,

@@ -57,6 +57,12 @@ export async function publishToYouTube(run: TargetRun, deps: PlatformPublisherDe
         youtube.uploadChunk(session, { first, last, total: media.size, body }),
       );
       failures = 0;
+      if (progress.kind !== "expired")
+        await run.progress(
+          first,
+          progress.kind === "incomplete" ? progress.received : media.size,
+          media.size,
+        );
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;
       progress = await afterRefusedChunk(run, deps, session, media.size, first, error, ++failures);

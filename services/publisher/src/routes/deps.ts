@@ -1,6 +1,6 @@
 import type { Clock, Logger, ServiceApp } from "@app/core";
 import type { Database } from "@app/db";
-import type { RateLimiter } from "@app/edge";
+import type { IdempotencyStore, RateLimiter } from "@app/edge";
 import type { Publishing } from "../contracts/publishing.ts";
 import type { MediaStorage } from "../contracts/storage.ts";
 import type { MediaPreflight } from "../media/preflight/media-preflight.ts";
@@ -29,6 +29,8 @@ export type RouteDeps = {
   tiktokCreator?: TikTokCreatorLookup;
   /** Checks a post's media against its targets and makes what can be fixed fit (`src/media/preflight`). */
   mediaPreflight: MediaPreflight;
+  /** The creates' `Idempotency-Key`s, per account (`answerIdempotently`). */
+  idempotency: IdempotencyStore;
 };
 
 export type PublisherApp = ServiceApp;

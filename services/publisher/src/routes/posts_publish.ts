@@ -4,6 +4,11 @@ import type { TargetOutcome, TargetStatus } from "../contracts/post.ts";
 import { derivePostStatus } from "../domain/post-status.ts";
 import { insertPost, targetOutcomes } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
+import {
+  answerIdempotently,
+  IDEMPOTENT_CREATE_RESPONSES,
+  IdempotencyKeyHeaders,
+} from "./idempotent-create.ts";
 import { PublishPayloadSchema } from "./post-payload.ts";
 import { POST_CHECK_RESPONSES, preparePost } from "./prepare-post.ts";
 
@@ -41,6 +46,9 @@ const PublishResult = z
     ),
   })
   .openapi("PublishResult");
+
+/** The answer of POST /api/v1/publish. */
+export type PublishAnswer = z.infer<typeof PublishResult>;
 
 const UNFINISHED: ReadonlySet<TargetStatus> = new Set(["scheduled", "publishing"]);
 
@@ -100,31 +108,40 @@ export function registerPostsPublish(app: PublisherApp, deps: RouteDeps): void {
       "Targets still running when the wait ends keep going in the background and publish later: each is answered with its own `success: null` and its status, `allPublished` is false, and the answer's `success` stays true unless a target failed; follow them with GET /api/v1/posts/{id} rather than publishing again.",
     security: API_KEY_SECURITY,
     middleware: apiKeyGuard(deps, "posts:write"),
-    request: { body: { required: true, content: { "application/json": { schema: PublishPayloadSchema } } } },
+    request: {
+      headers: IdempotencyKeyHeaders,
+      body: { required: true, content: { "application/json": { schema: PublishPayloadSchema } } },
+    },
     responses: {
       200: jsonResponse(PublishResult, "The post and each platform's outcome so far"),
       400: errorResponseSpec(
         "Invalid payload, connection or content (VALIDATION_FAILED, INVALID_CONNECTION, …)",
       ),
       ...API_KEY_RESPONSES,
+      ...IDEMPOTENT_CREATE_RESPONSES,
       ...POST_CHECK_RESPONSES,
     },
   });
   app.openapi(route, async (c) => {
     const { accountId } = c.var.caller;
-    const prepared = await preparePost(deps, accountId, c.req.valid("json"));
-    const now = deps.clock.now();
-    const postId = await deps.db.transaction((tx) =>
-      insertPost(tx, { accountId, ...prepared, scheduledFor: null, dueAt: now, now }),
-    );
-    let outcomes: TargetOutcome[];
-    try {
-      outcomes = await deps.publishing.publishNow(postId, deps.publishTimeoutMs);
-    } catch (error) {
-      // The post and its due targets are stored: the workers take them over.
-      deps.logger.error({ err: error, postId }, "publish-now failed; targets left to the workers");
-      outcomes = await targetOutcomes(deps.db, postId);
-    }
-    return c.json(publishResult(postId, outcomes), 200);
+    const body = c.req.valid("json");
+    const operation = "posts_publish";
+    return answerIdempotently<PublishAnswer>(c, deps, { accountId, operation, body }, async (progress) => {
+      const prepared = await preparePost(deps, accountId, body);
+      const now = deps.clock.now();
+      const postId = await deps.db.transaction((tx) =>
+        insertPost(tx, { accountId, ...prepared, scheduledFor: null, dueAt: now, now }),
+      );
+      progress.created = { postId };
+      let outcomes: TargetOutcome[];
+      try {
+        outcomes = await deps.publishing.publishNow(postId, deps.publishTimeoutMs);
+      } catch (error) {
+        // The post and its due targets are stored: the workers take them over.
+        deps.logger.error({ err: error, postId }, "publish-now failed; targets left to the workers");
+        outcomes = await targetOutcomes(deps.db, postId);
+      }
+      return publishResult(postId, outcomes);
+    });
   });
 }

@@ -2,8 +2,14 @@ import { createRoute, errorResponseSpec, jsonResponse, toIso, z } from "@app/cor
 import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
 import { insertPost } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
+import {
+  answerIdempotently,
+  IDEMPOTENT_CREATE_RESPONSES,
+  IdempotencyKeyHeaders,
+} from "./idempotent-create.ts";
+import { futureInstant } from "./post-checks.ts";
 import { SchedulePayloadSchema } from "./post-payload.ts";
-import { invalidPayload, POST_CHECK_RESPONSES, preparePost } from "./prepare-post.ts";
+import { POST_CHECK_RESPONSES, preparePost } from "./prepare-post.ts";
 
 const ScheduleResult = z
   .object({
@@ -17,6 +23,9 @@ const ScheduleResult = z
   })
   .openapi("ScheduleResult");
 
+/** The answer of POST /api/v1/schedule. */
+export type ScheduleAnswer = z.infer<typeof ScheduleResult>;
+
 /** POST /api/v1/schedule: a post published at `scheduledFor`. */
 export function registerPostsSchedule(app: PublisherApp, deps: RouteDeps): void {
   const route = createRoute({
@@ -27,35 +36,37 @@ export function registerPostsSchedule(app: PublisherApp, deps: RouteDeps): void 
     summary: "Schedule a post",
     security: API_KEY_SECURITY,
     middleware: apiKeyGuard(deps, "posts:write"),
-    request: { body: { required: true, content: { "application/json": { schema: SchedulePayloadSchema } } } },
+    request: {
+      headers: IdempotencyKeyHeaders,
+      body: { required: true, content: { "application/json": { schema: SchedulePayloadSchema } } },
+    },
     responses: {
       200: jsonResponse(ScheduleResult, "Scheduled"),
       400: errorResponseSpec("Invalid payload, time in the past, connection or content"),
       ...API_KEY_RESPONSES,
+      ...IDEMPOTENT_CREATE_RESPONSES,
       ...POST_CHECK_RESPONSES,
     },
   });
   app.openapi(route, async (c) => {
     const { accountId } = c.var.caller;
     const body = c.req.valid("json");
-    const now = deps.clock.now();
-    const when = new Date(body.scheduledFor);
-    if (when.getTime() <= now.getTime()) {
-      throw invalidPayload([{ path: "scheduledFor", message: "must be in the future" }]);
-    }
-    const prepared = await preparePost(deps, accountId, body);
-    const postId = await deps.db.transaction((tx) =>
-      insertPost(tx, { accountId, ...prepared, scheduledFor: when, dueAt: when, now }),
-    );
-    return c.json(
-      {
+    const operation = "posts_schedule";
+    return answerIdempotently<ScheduleAnswer>(c, deps, { accountId, operation, body }, async (progress) => {
+      const now = deps.clock.now();
+      const when = futureInstant(body.scheduledFor, now);
+      const prepared = await preparePost(deps, accountId, body);
+      const postId = await deps.db.transaction((tx) =>
+        insertPost(tx, { accountId, ...prepared, scheduledFor: when, dueAt: when, now }),
+      );
+      progress.created = { postId };
+      return {
         success: true as const,
         postId,
         scheduledFor: toIso(when),
         platforms: [...new Set(prepared.targets.map((t) => t.platform))],
         connectionIds: prepared.targets.map((t) => t.connectionId),
-      },
-      200,
-    );
+      };
+    });
   });
 }

@@ -1,9 +1,6 @@
 import { errorResponseSpec } from "@app/core";
-import type { MediaItem, Platform, PostContent } from "../contracts/post.ts";
-import { contentProblemFor } from "../domain/platform-rules.ts";
+import type { Platform, PostContent } from "../contracts/post.ts";
 import { toPostContent } from "../domain/post-content.ts";
-import { POST_LIMITS } from "../domain/post-limits.ts";
-import { PublisherError } from "../errors.ts";
 import { createLimiter } from "../media/fit/limiter.ts";
 import {
   discardImports,
@@ -13,12 +10,23 @@ import {
   type PreflightTarget,
 } from "../media/preflight/media-preflight.ts";
 import type { CreatorLimits } from "../media/preflight/media-rules.ts";
-import { PlatformError } from "../platforms/errors.ts";
 import { findAccountConnections } from "../store/account-connections.ts";
-import { findGroups } from "../store/groups.ts";
 import { recordMedia } from "../store/media.ts";
-import type { RouteDeps, TikTokCreatorFacts } from "./deps.ts";
+import type { RouteDeps } from "./deps.ts";
+import {
+  CHECK_LIMITS,
+  type CheckLimits,
+  fieldOf,
+  invalidPayload,
+  judgeConnection,
+  mediaRefusalError,
+  resolveTargetIds,
+  tiktokCreatorOf,
+  withinCheckDeadline,
+} from "./post-checks.ts";
 import type { PostPayloadBody } from "./post-payload.ts";
+
+export { CHECK_LIMITS, type CheckLimits, invalidPayload } from "./post-checks.ts";
 
 /** The answers a post's checks add to its route's (publish, schedule, queue). */
 export const POST_CHECK_RESPONSES = {
@@ -30,124 +38,12 @@ export type PreparedPost = {
   targets: Array<{ connectionId: string; platform: Platform }>;
 };
 
-/** 400 VALIDATION_FAILED with the issues found, as the platform renders them. */
-export function invalidPayload(issues: Array<{ path: string; message: string }>): PublisherError {
-  return new PublisherError("VALIDATION_FAILED", "The request is not valid in the body.", { issues });
-}
-
-const invalid = (path: string, message: string) => invalidPayload([{ path, message }]);
-
-/** How long the checks of a post may take while its request waits. */
-export type CheckLimits = {
-  /**
-   * All of them: creator_info, imports, media checks and fitting. Past it the request is a 504
-   * `PREFLIGHT_TIMEOUT` and nothing is stored, well before the server's idle timeout (330 s)
-   * would cut the connection while the post was still being created.
-   */
-  deadlineMs: number;
-  /** One TikTok `creator_info` call, past which it counts as unreachable (the post goes on). */
-  creatorInfoTimeoutMs: number;
-  /** TikTok `creator_info` calls at once (a post has at most 20 connections). */
-  creatorInfoConcurrency: number;
-};
-
-export const CHECK_LIMITS: CheckLimits = {
-  deadlineMs: 60_000,
-  creatorInfoTimeoutMs: 5_000,
-  creatorInfoConcurrency: 4,
-};
-
-const TIMED_OUT = Symbol("timed out");
-
-/** `work`, or {@link TIMED_OUT} once `ms` have passed (the work is left to finish on its own). */
-function withinTime<T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-
-/** connectionIds then the groups' connections, each once. */
+/** The payload's targets, each once; the first issue refuses them all (400 VALIDATION_FAILED). */
 async function targetIds(deps: RouteDeps, accountId: string, body: PostPayloadBody): Promise<string[]> {
-  const ids = [...(body.connectionIds ?? [])];
-  if (body.groupIds?.length) {
-    const groups = await findGroups(deps.db, accountId, body.groupIds);
-    body.groupIds.forEach((groupId, index) => {
-      const group = groups.find((g) => g.id === groupId);
-      if (!group) throw invalid(`groupIds.${index}`, "is not one of your groups");
-      ids.push(...group.connectionIds);
-    });
-  }
-  const unique = [...new Set(ids)];
-  if (unique.length === 0)
-    throw invalid("connectionIds", "name at least one connection (or a group of them)");
-  if (unique.length > POST_LIMITS.connectionIds) {
-    throw invalid("connectionIds", `a post targets at most ${POST_LIMITS.connectionIds} connections`);
-  }
-  return unique;
-}
-
-/**
- * A TikTok target's creator, asked now (`creator_info`): the privacy level must be one of the
- * creator's options, and the creator's longest video bounds the video (the media preflight checks
- * it). A connection found dead on this very call (its grant revoked: `invalid_grant` on the
- * refresh, a revoked token) is refused at once; it is already marked `needs_reconnect`, as a
- * worker would have marked it. Any other failure leaves the check to the platform.
- */
-async function tiktokCreatorOf(
-  deps: RouteDeps,
-  connectionId: string,
-  content: PostContent,
-  timeoutMs: number,
-): Promise<CreatorLimits | undefined> {
-  if (!deps.tiktokCreator) return undefined;
-  let creator: TikTokCreatorFacts | undefined;
-  try {
-    const asked = deps.tiktokCreator(connectionId);
-    // A late answer or failure is dropped: the check has moved on without it.
-    asked.catch(() => undefined);
-    const answer = await withinTime(asked, timeoutMs);
-    if (answer === TIMED_OUT) {
-      deps.logger.warn({ connectionId, timeoutMs }, "TikTok creator_info too slow; privacy not checked");
-      return undefined;
-    }
-    creator = answer;
-  } catch (error) {
-    if (error instanceof PlatformError && error.kind === "reconnect") {
-      throw new PublisherError(
-        "INVALID_CONNECTION",
-        `The tiktok connection ${connectionId} needs reconnecting before it can publish: TikTok refused its grant (${error.message}).`,
-        { connectionId, platform: "tiktok", reason: "needs_reconnect" },
-      );
-    }
-    // The platform has the last word when publishing; an unreachable creator_info does not block the post.
-    deps.logger.warn({ err: error, connectionId }, "TikTok creator_info unavailable; privacy not checked");
-    return undefined;
-  }
-  if (!creator) return undefined;
-  const options = creator.privacyLevelOptions;
-  if (!options.includes(content.tiktok.privacy)) {
-    throw new PublisherError(
-      "CONTENT_NOT_ACCEPTED",
-      `This TikTok account cannot post with privacy ${content.tiktok.privacy}; use one of ${options.join(", ")}.`,
-      { connectionId, platform: "tiktok", allowedPrivacy: options },
-    );
-  }
-  return creator.maxVideoPostDurationSec === undefined
-    ? {}
-    : { maxVideoPostDurationSec: creator.maxVideoPostDurationSec };
-}
-
-/** Where in the request a media item came from, for the issue's `path`. */
-function fieldOf(body: PostPayloadBody): (item: MediaItem, index: number) => string {
-  return (item, index) => {
-    if (body.videoUrl === item.url) return "videoUrl";
-    const listed = body.mediaUrls?.indexOf(item.url) ?? -1;
-    if (listed >= 0) return `mediaUrls.${listed}`;
-    const typed = body.mediaItems?.findIndex((candidate) => candidate.url === item.url) ?? -1;
-    return `mediaItems.${typed >= 0 ? typed : index}`;
-  };
+  const { ids, issues } = await resolveTargetIds(deps, accountId, body);
+  const [first] = issues;
+  if (first) throw invalidPayload([first]);
+  return ids;
 }
 
 /** The media preflight's verdict, answered as the API's error when it refuses. */
@@ -169,7 +65,7 @@ async function checkMedia(
     });
   } catch (error) {
     if (!(error instanceof MediaRefusal)) throw error;
-    throw new PublisherError(error.code, error.message, error.details);
+    throw mediaRefusalError(error);
   }
 }
 
@@ -180,28 +76,13 @@ function usableConnections(
   content: PostContent,
 ): Array<{ connectionId: string; platform: Platform }> {
   return ids.map((connectionId) => {
-    const connection = connections.find((c) => c.id === connectionId);
-    if (!connection) {
-      throw new PublisherError("INVALID_CONNECTION", `${connectionId} is not one of your connections.`, {
-        connectionId,
-        reason: "unknown",
-      });
-    }
-    if (connection.status !== "active") {
-      throw new PublisherError(
-        "INVALID_CONNECTION",
-        `The ${connection.platform} connection ${connectionId} needs reconnecting before it can publish.`,
-        { connectionId, platform: connection.platform, reason: connection.status },
-      );
-    }
-    const problem = contentProblemFor(connection.platform, content);
-    if (problem) {
-      throw new PublisherError("CONTENT_NOT_ACCEPTED", `${problem} (connection ${connectionId}).`, {
-        connectionId,
-        platform: connection.platform,
-      });
-    }
-    return { connectionId, platform: connection.platform };
+    const verdict = judgeConnection(
+      connectionId,
+      connections.find((c) => c.id === connectionId),
+      content,
+    );
+    if (!verdict.ok) throw verdict.refusal;
+    return verdict.target;
   });
 }
 
@@ -215,19 +96,32 @@ async function withCreators(
   content: PostContent,
   limits: CheckLimits,
 ): Promise<PreflightTarget[]> {
+  const settled = await creatorsOf(deps, targets, content, limits);
+  return targets.map((target, index) => {
+    const outcome = settled[index] as PromiseSettledResult<CreatorLimits | undefined>;
+    if (outcome.status === "rejected") throw outcome.reason;
+    return outcome.value ? { ...target, creator: outcome.value } : { ...target };
+  });
+}
+
+/**
+ * Each TikTok target's creator limits (`creator_info`, a few connections at once, each within its
+ * own timeout) or its refusal; other targets have none.
+ */
+export function creatorsOf(
+  deps: RouteDeps,
+  targets: ReadonlyArray<{ connectionId: string; platform: Platform }>,
+  content: PostContent,
+  limits: CheckLimits,
+): Promise<PromiseSettledResult<CreatorLimits | undefined>[]> {
   const limiter = createLimiter(limits.creatorInfoConcurrency);
-  const settled = await Promise.allSettled(
+  return Promise.allSettled(
     targets.map((target) =>
       target.platform === "tiktok"
         ? limiter.run(() => tiktokCreatorOf(deps, target.connectionId, content, limits.creatorInfoTimeoutMs))
         : Promise.resolve(undefined),
     ),
   );
-  return targets.map((target, index) => {
-    const outcome = settled[index] as PromiseSettledResult<CreatorLimits | undefined>;
-    if (outcome.status === "rejected") throw outcome.reason;
-    return outcome.value ? { ...target, creator: outcome.value } : { ...target };
-  });
 }
 
 /** Records a post's imported copies as the account's media, as uploads are recorded. */
@@ -249,7 +143,7 @@ async function recordImports(deps: RouteDeps, accountId: string, imported: reado
  * `limits.deadlineMs`: past it the request is refused (504 `PREFLIGHT_TIMEOUT`), the checks are
  * called off, and whatever they imported is deleted once they stop.
  */
-async function checkWithinDeadline(
+function checkWithinDeadline(
   deps: RouteDeps,
   accountId: string,
   body: PostPayloadBody,
@@ -257,21 +151,15 @@ async function checkWithinDeadline(
   targets: ReadonlyArray<{ connectionId: string; platform: Platform }>,
   limits: CheckLimits,
 ): Promise<PreflightResult> {
-  const deadline = new AbortController();
-  const checks = (async () => {
-    const withLimits = await withCreators(deps, targets, content, limits);
-    deadline.signal.throwIfAborted();
-    return checkMedia(deps, accountId, body, content, withLimits, deadline.signal);
-  })();
-  const outcome = await withinTime(checks, limits.deadlineMs);
-  if (outcome !== TIMED_OUT) return outcome;
-  deadline.abort();
-  // A check that still passes has imported copies nobody will use; a failing one deletes its own.
-  checks.then((late) => discardImports(deps.storage, late.imported)).catch(() => undefined);
-  throw new PublisherError(
-    "PREFLIGHT_TIMEOUT",
-    `The post's checks (TikTok creator_info, importing and checking its media) did not finish within ${limits.deadlineMs} ms; nothing was stored. Try again later, or upload large media (POST /api/v2/upload) and post its URL.`,
-    { deadlineMs: limits.deadlineMs },
+  return withinCheckDeadline(
+    limits.deadlineMs,
+    async (signal) => {
+      const withLimits = await withCreators(deps, targets, content, limits);
+      signal.throwIfAborted();
+      return checkMedia(deps, accountId, body, content, withLimits, signal);
+    },
+    // A check that still passes has imported copies nobody will use; a failing one deletes its own.
+    (late) => discardImports(deps.storage, late.imported),
   );
 }
 

@@ -5,6 +5,12 @@ import { recordMedia } from "../store/media.ts";
 import { MAX_UPLOAD_BYTES } from "../uploads/limits.ts";
 import { newMediaPath } from "../uploads/record.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
+import {
+  answerIdempotently,
+  type CreateProgress,
+  IDEMPOTENT_CREATE_RESPONSES,
+  IdempotencyKeyHeaders,
+} from "./idempotent-create.ts";
 import { invalidPayload } from "./prepare-post.ts";
 import { textField } from "./text-field.ts";
 
@@ -38,6 +44,9 @@ const PresignResult = z
   })
   .openapi("PresignResult");
 
+/** The answer of POST /api/v2/upload. */
+export type PresignAnswer = z.infer<typeof PresignResult>;
+
 /** POST /api/v2/upload: a presigned PUT URL bound to the exact size and type of the file. */
 export function registerUploadV2(app: PublisherApp, deps: RouteDeps): void {
   const route = createRoute({
@@ -48,52 +57,69 @@ export function registerUploadV2(app: PublisherApp, deps: RouteDeps): void {
     summary: "Get a presigned upload URL",
     security: API_KEY_SECURITY,
     middleware: apiKeyGuard(deps, "media:write"),
-    request: { body: { required: true, content: { "application/json": { schema: PresignRequest } } } },
+    request: {
+      headers: IdempotencyKeyHeaders,
+      body: { required: true, content: { "application/json": { schema: PresignRequest } } },
+    },
     responses: {
       200: jsonResponse(PresignResult, "PUT the file to uploadUrl, then use videoUrl in a post"),
       400: errorResponseSpec(
         "Invalid body, or no media type from contentType or filename (VALIDATION_FAILED)",
       ),
       ...API_KEY_RESPONSES,
+      ...IDEMPOTENT_CREATE_RESPONSES,
     },
   });
   app.openapi(route, async (c) => {
     const { accountId } = c.var.caller;
     const body = c.req.valid("json");
-    const described = describeUpload(body.filename, body.contentType);
-    if (!described) {
-      throw invalidPayload([
-        {
-          path: "contentType",
-          message: `give one of ${Object.keys(UPLOAD_CONTENT_TYPES).join(", ")}, or a filename like clip.mp4`,
-        },
-      ]);
-    }
-    const { id, path } = newMediaPath(described.extension);
-    const expiresIn = deps.presignExpiresSeconds;
-    const uploadUrl = await deps.storage.presignPut(path, {
-      contentLength: body.contentLength,
-      contentType: described.contentType,
-      expiresIn,
-    });
-    await recordMedia(deps.db, {
-      id,
-      accountId,
-      path,
-      contentType: described.contentType,
-      sizeBytes: body.contentLength,
-      complete: false,
-    });
-    return c.json(
-      {
-        success: true as const,
-        uploadUrl,
-        videoUrl: deps.storage.publicUrl(path),
-        path,
-        expiresIn,
-        message: `PUT the file to uploadUrl within ${expiresIn} s with Content-Type: ${described.contentType} and Content-Length: ${body.contentLength}.`,
-      },
-      200,
+    return answerIdempotently<PresignAnswer>(
+      c,
+      deps,
+      { accountId, operation: "upload_v2", body },
+      (progress) => presignUpload(deps, accountId, body, progress),
     );
   });
+}
+
+/** A new media path for the file, its presigned PUT URL, and the media row (incomplete until the PUT). */
+async function presignUpload(
+  deps: RouteDeps,
+  accountId: string,
+  body: z.infer<typeof PresignRequest>,
+  progress: CreateProgress,
+): Promise<PresignAnswer> {
+  const described = describeUpload(body.filename, body.contentType);
+  if (!described) {
+    throw invalidPayload([
+      {
+        path: "contentType",
+        message: `give one of ${Object.keys(UPLOAD_CONTENT_TYPES).join(", ")}, or a filename like clip.mp4`,
+      },
+    ]);
+  }
+  const { id, path } = newMediaPath(described.extension);
+  const expiresIn = deps.presignExpiresSeconds;
+  const uploadUrl = await deps.storage.presignPut(path, {
+    contentLength: body.contentLength,
+    contentType: described.contentType,
+    expiresIn,
+  });
+  await recordMedia(deps.db, {
+    id,
+    accountId,
+    path,
+    contentType: described.contentType,
+    sizeBytes: body.contentLength,
+    complete: false,
+  });
+  progress.created = { path };
+  return {
+    success: true as const,
+    uploadUrl,
+    videoUrl: deps.storage.publicUrl(path),
+    path,
+    expiresIn,
+    message: `PUT the file to uploadUrl within ${expiresIn} s with Content-Type: ${described.contentType} and Content-Length: ${body.contentLength}.`,
+  };
 }

@@ -1,6 +1,7 @@
 import { newId, type TextSealer } from "@app/core";
 import type { Queryable } from "@app/db";
 import type { Platform } from "../contracts/post.ts";
+import { appendEvent } from "./events.ts";
 
 /**
  * What a connection holds in secret, sealed as JSON in `connections.tokens` (bound to the
@@ -71,17 +72,39 @@ export async function saveSealedTokens(
   ]);
 }
 
-/** Marks a connection as needing the user to connect again (its grant was revoked or expired). */
+/**
+ * Marks a connection as needing the user to connect again (its grant was revoked or expired) and,
+ * when it was active until now, writes its `connection.reconnect_required` event: run it in a
+ * transaction (the outbox). `reason` is the platform's (`invalid_grant: …`), never a token.
+ */
 export async function markNeedsReconnect(
-  db: Queryable,
+  tx: Queryable,
   id: string,
   reason: string,
   now: Date,
 ): Promise<void> {
-  await db.query(
-    `UPDATE publisher.connections SET status = 'needs_reconnect', status_reason = $2, updated_at = $3
-     WHERE id = $1`,
+  const [marked] = await tx.query<{
+    accountId: string;
+    platform: Platform;
+    accountName: string;
+    wasActive: boolean;
+  }>(
+    `UPDATE publisher.connections c SET status = 'needs_reconnect', status_reason = $2, updated_at = $3
+     FROM (SELECT id, status FROM publisher.connections WHERE id = $1 FOR UPDATE) previous
+     WHERE c.id = previous.id
+     RETURNING c.account_id AS "accountId", c.platform, c.account_name AS "accountName",
+       previous.status = 'active' AS "wasActive"`,
     [id, reason, now],
+  );
+  if (!marked?.wasActive) return;
+  await appendEvent(
+    tx,
+    {
+      accountId: marked.accountId,
+      type: "connection.reconnect_required",
+      data: { connectionId: id, platform: marked.platform, accountName: marked.accountName, reason },
+    },
+    now,
   );
 }
 

@@ -1,8 +1,9 @@
-import { newId } from "@app/core";
+import { newId, toIso } from "@app/core";
 import type { Queryable } from "@app/db";
 import type { Platform, PostContent, PostStatus, TargetOutcome } from "../contracts/post.ts";
 import type { PostCursor } from "../domain/cursor.ts";
 import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from "../domain/queue-slots.ts";
+import { appendEvent } from "./events.ts";
 
 /** A post as stored, with its place in the listing order (`createdMicros`). */
 export type PostRecord = {
@@ -33,10 +34,12 @@ const POST_COLUMNS = `id, status, content, connection_ids AS "connectionIds", pl
 
 /**
  * Writes a post (status `scheduled`) and one `post_targets` row per connection, each `scheduled`
- * with `due_at` = `next_attempt_at` = `dueAt`. Run it in the caller's transaction.
+ * with `due_at` = `next_attempt_at` = `dueAt`, and its `post.scheduled` event (publish-now posts
+ * too, due at once). Run it in the caller's transaction.
  */
 export async function insertPost(tx: Queryable, post: NewPost): Promise<string> {
   const id = newId("post");
+  const platforms = [...new Set(post.targets.map((t) => t.platform))];
   await tx.query(
     `INSERT INTO publisher.posts (id, account_id, status, content, connection_ids, platforms, scheduled_for, created_at, updated_at)
      VALUES ($1, $2, 'scheduled', $3, $4, $5, $6, $7, $7)`,
@@ -45,18 +48,36 @@ export async function insertPost(tx: Queryable, post: NewPost): Promise<string> 
       post.accountId,
       JSON.stringify(post.content),
       post.targets.map((t) => t.connectionId),
-      [...new Set(post.targets.map((t) => t.platform))],
+      platforms,
       post.scheduledFor,
       post.now,
     ],
   );
-  for (const target of post.targets) {
+  const targets = post.targets.map((target) => ({ ...target, id: newId("tgt") }));
+  for (const target of targets) {
     await tx.query(
       `INSERT INTO publisher.post_targets (id, post_id, connection_id, platform, status, due_at, next_attempt_at, created_at, updated_at)
        VALUES ($1, $2, $3, $4, 'scheduled', $5, $5, $6, $6)`,
-      [newId("tgt"), id, target.connectionId, target.platform, post.dueAt, post.now],
+      [target.id, id, target.connectionId, target.platform, post.dueAt, post.now],
     );
   }
+  await appendEvent(
+    tx,
+    {
+      accountId: post.accountId,
+      type: "post.scheduled",
+      postId: id,
+      data: {
+        postId: id,
+        status: "scheduled",
+        scheduledFor: post.scheduledFor ? toIso(post.scheduledFor) : null,
+        dueAt: toIso(post.dueAt),
+        platforms,
+        targets: targets.map((t) => ({ targetId: t.id, connectionId: t.connectionId, platform: t.platform })),
+      },
+    },
+    post.now,
+  );
   return id;
 }
 

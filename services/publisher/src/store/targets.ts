@@ -1,6 +1,16 @@
 import type { Database, Queryable } from "@app/db";
 import type { PostContent, PostStatus, PostTarget, TargetStatus } from "../contracts/post.ts";
 import { derivePostStatus } from "../domain/post-status.ts";
+import { appendEvent, appendPostStep } from "./events.ts";
+import {
+  recordClaims,
+  recordExpiredLeases,
+  recordPostStatus,
+  recordPostsPublishing,
+  recordSettlement,
+  type SettledTarget,
+  type SettlementReport,
+} from "./run-history.ts";
 
 /**
  * A target a worker holds (its lease), with the post's content. `claimToken` is this claim's own:
@@ -22,7 +32,14 @@ export type HeldClaim = Pick<ClaimedTarget, "id" | "claimToken">;
 export type TargetSettlement =
   | { kind: "published"; platformPostId: string; url: string | null }
   | { kind: "failed"; error: string }
-  | { kind: "later"; runAt: Date; countAsAttempt: boolean; error: string | null };
+  | {
+      kind: "later";
+      runAt: Date;
+      countAsAttempt: boolean;
+      error: string | null;
+      /** The delay `runAt` was chosen with (the history shows it), when a retry policy chose it. */
+      delayMs?: number;
+    };
 
 const TARGET_COLUMNS = `t.id, t.post_id AS "postId", t.connection_id AS "connectionId", t.platform, t.status,
   t.due_at AS "dueAt", t.attempts, t.platform_handle AS "platformHandle", t.platform_post_id AS "platformPostId",
@@ -63,12 +80,13 @@ const CLAIM_SETTINGS = `SELECT set_config('synchronous_commit', 'off', true), se
  * Claims up to `limit` due targets for `workerId` (all due ones of `postId` when given): a
  * conditional update of rows picked under `FOR UPDATE SKIP LOCKED`, so concurrent workers never
  * claim the same target. A claim moves the target to `publishing` with a lease until `leaseUntil`
- * and a fresh random claim token. `excludeIds` are targets the caller's process is still running
- * under an older claim (one whose lease ran out and was handed back): it must not claim them
- * again while that stale run goes on; another process may.
+ * and a fresh random claim token, and records a `claimed` step in the same transaction.
+ * `excludeIds` are targets the caller's process is still running under an older claim (one whose
+ * lease ran out and was handed back): it must not claim them again while that stale run goes on;
+ * another process may.
  */
 export async function claimDueTargets(
-  db: Queryable,
+  db: Database,
   input: {
     workerId: string;
     limit: number;
@@ -78,8 +96,9 @@ export async function claimDueTargets(
     excludeIds?: readonly string[];
   },
 ): Promise<ClaimedTarget[]> {
-  return db.query<ClaimedTarget>(
-    `UPDATE publisher.post_targets t
+  return db.transaction(async (tx) => {
+    const claimed = await tx.query<ClaimedTarget>(
+      `UPDATE publisher.post_targets t
      SET status = 'publishing', claimed_by = $1, claimed_until = $2, updated_at = $3,
        claim_token = gen_random_uuid()::text
      FROM publisher.posts p
@@ -90,15 +109,18 @@ export async function claimDueTargets(
        ORDER BY next_attempt_at LIMIT $4
        FOR UPDATE SKIP LOCKED)
      RETURNING ${TARGET_COLUMNS}, p.content, p.account_id AS "accountId"`,
-    [
-      input.workerId,
-      input.leaseUntil,
-      input.now,
-      input.limit,
-      input.postId ?? null,
-      [...(input.excludeIds ?? [])],
-    ],
-  );
+      [
+        input.workerId,
+        input.leaseUntil,
+        input.now,
+        input.limit,
+        input.postId ?? null,
+        [...(input.excludeIds ?? [])],
+      ],
+    );
+    await recordClaims(tx, claimed, input.workerId, input.now);
+    return claimed;
+  });
 }
 
 /**
@@ -126,16 +148,16 @@ export async function lockDueCandidates(
 
 /**
  * Claims targets locked by {@link lockDueCandidates} in the same transaction for `workerId`: each
- * moves to `publishing` with a lease until `leaseUntil` and a fresh claim token, as
- * {@link claimDueTargets} does. The conditions are stated again, so a row not locked as expected
- * is never claimed twice.
+ * moves to `publishing` with a lease until `leaseUntil` and a fresh claim token, with its
+ * `claimed` step, as {@link claimDueTargets} does. The conditions are stated again, so a row not
+ * locked as expected is never claimed twice.
  */
 export async function claimLockedTargets(
   tx: Queryable,
   input: { ids: readonly string[]; workerId: string; now: Date; leaseUntil: Date },
 ): Promise<ClaimedTarget[]> {
   if (input.ids.length === 0) return [];
-  return tx.query<ClaimedTarget>(
+  const claimed = await tx.query<ClaimedTarget>(
     `UPDATE publisher.post_targets t
      SET status = 'publishing', claimed_by = $1, claimed_until = $2, updated_at = $3,
        claim_token = gen_random_uuid()::text
@@ -145,6 +167,8 @@ export async function claimLockedTargets(
      RETURNING ${TARGET_COLUMNS}, p.content, p.account_id AS "accountId"`,
     [input.workerId, input.leaseUntil, input.now, [...input.ids]],
   );
+  await recordClaims(tx, claimed, input.workerId, input.now);
+  return claimed;
 }
 
 /** Extends the leases of the claims still held; returns the ids of those still held. */
@@ -164,33 +188,50 @@ export async function extendLeases(
 }
 
 /**
- * Saves the platform's handle while the claim is held. False when the claim was lost: the caller
- * must then stop before any irreversible step.
+ * Saves the platform's handle while the claim is held, with its `handle_saved` step (`detail`:
+ * what the history may show of it, never its upload URLs). False when the claim was lost: the
+ * caller must then stop before any irreversible step.
  */
 export async function saveHandle(
-  db: Queryable,
-  input: HeldClaim & { handle: Record<string, unknown>; now: Date },
+  db: Database,
+  input: HeldClaim & {
+    postId: string;
+    handle: Record<string, unknown>;
+    detail: Record<string, unknown>;
+    now: Date;
+  },
 ): Promise<boolean> {
-  const rows = await db.query(
-    `UPDATE publisher.post_targets SET platform_handle = $3::jsonb, updated_at = $4
-     WHERE id = $1 AND claim_token = $2 AND status = 'publishing' RETURNING id`,
-    [input.id, input.claimToken, JSON.stringify(input.handle), input.now],
-  );
-  return rows.length === 1;
+  return db.transaction(async (tx) => {
+    const rows = await tx.query(
+      `UPDATE publisher.post_targets SET platform_handle = $3::jsonb, updated_at = $4
+       WHERE id = $1 AND claim_token = $2 AND status = 'publishing' RETURNING id`,
+      [input.id, input.claimToken, JSON.stringify(input.handle), input.now],
+    );
+    if (rows.length !== 1) return false;
+    await appendPostStep(
+      tx,
+      { postId: input.postId, targetId: input.id, step: "handle_saved", detail: input.detail },
+      input.now,
+    );
+    return true;
+  });
 }
 
 /**
  * Ends a claim's turn on a target and re-derives its post's status, in one transaction that
- * locks the post first. False when the claim had been lost (nothing is written then). Three
- * statements: the post's lock (with its status), the target's update returning every target's
- * status of the post, and the post's new status only when it changed.
+ * locks the post first, with what the history and the events say of it (run-history.ts: the
+ * outcome's step and event, a retry's delay, the post's new status). False when the claim had
+ * been lost (nothing is written then). The post's lock (with its status), the target's update
+ * returning every target's status of the post, the history, and the post's new status only when
+ * it changed.
  */
 export async function settleTarget(
   db: Database,
   input: {
-    target: Pick<ClaimedTarget, "id" | "postId" | "claimToken">;
+    target: Pick<ClaimedTarget, "claimToken"> & SettledTarget;
     settlement: TargetSettlement;
     now: Date;
+    report: SettlementReport;
   },
 ): Promise<boolean> {
   const { target, settlement, now } = input;
@@ -226,19 +267,22 @@ export async function settleTarget(
       [target.id, target.claimToken, now, target.postId, ...set.params],
     );
     if (!rows.some((row) => row.settled)) return false;
+    await recordSettlement(tx, target, settlement, input.report, now);
     const status = derivePostStatus(rows.map((row) => row.status));
     if (status !== post?.status) await writePostStatus(tx, target.postId, status, now);
     return true;
   });
 }
 
+/** Writes a post's new status (when it is new) and the event that tells it (run-history.ts). */
 async function writePostStatus(tx: Queryable, postId: string, status: PostStatus, now: Date): Promise<void> {
-  await tx.query(
+  const [changed] = await tx.query<{ accountId: string }>(
     `UPDATE publisher.posts SET status = $2, updated_at = $3,
        scheduled_for = CASE WHEN $2 = 'draft' THEN NULL ELSE scheduled_for END
-     WHERE id = $1 AND status IS DISTINCT FROM $2`,
+     WHERE id = $1 AND status IS DISTINCT FROM $2 RETURNING account_id AS "accountId"`,
     [postId, status, now],
   );
+  if (changed) await recordPostStatus(tx, { id: postId, accountId: changed.accountId }, status, now);
 }
 
 async function lockPost(tx: Queryable, postId: string): Promise<void> {
@@ -263,57 +307,66 @@ export async function refreshPostStatus(db: Database, postId: string, now: Date)
 }
 
 /**
- * After a claim: the claimed targets' posts become `publishing`, in one statement (no
- * transaction). That is their derived status whatever their other targets say, as long as the
- * claimed target is still `publishing` under this claim, which the statement checks; a settlement
- * made meanwhile re-derives the status under the post's lock anyway. It touches only posts, so it
- * cannot deadlock with a settlement or a cancel (which lock the post, then its targets).
+ * After a claim: the claimed targets' posts become `publishing`, in one statement, and each post
+ * that changed gets its `post.publishing` event: run it in a transaction. That is their derived
+ * status whatever their other targets say, as long as the claimed target is still `publishing`
+ * under this claim, which the statement checks; a settlement made meanwhile re-derives the status
+ * under the post's lock anyway. It touches only posts, so it cannot deadlock with a settlement or
+ * a cancel (which lock the post, then its targets).
  */
 export async function markClaimedPostsPublishing(
-  db: Queryable,
+  tx: Queryable,
   claims: readonly Pick<ClaimedTarget, "postId" | "claimToken">[],
   now: Date,
 ): Promise<void> {
   if (claims.length === 0) return;
-  await db.query(
+  const started = await tx.query<{ id: string; accountId: string }>(
     `UPDATE publisher.posts p SET status = 'publishing', updated_at = $3
      WHERE p.id = ANY($1::text[]) AND p.status <> 'publishing'
        AND EXISTS (SELECT 1 FROM publisher.post_targets t
-                   WHERE t.post_id = p.id AND t.claim_token = ANY($2::text[]) AND t.status = 'publishing')`,
+                   WHERE t.post_id = p.id AND t.claim_token = ANY($2::text[]) AND t.status = 'publishing')
+     RETURNING p.id, p.account_id AS "accountId"`,
     [[...new Set(claims.map((claim) => claim.postId))], claims.map((claim) => claim.claimToken), now],
   );
+  await recordPostsPublishing(tx, started, now);
 }
 
 /**
  * Hands back claims whose lease ran out (a worker died or stalled): they become due now for any
- * worker. Returns the targets released.
+ * worker, each with a `lease_expired` step. Returns the targets released.
  */
 export async function releaseExpiredClaims(
-  db: Queryable,
+  db: Database,
   now: Date,
-): Promise<{ id: string; claimedBy: string }[]> {
-  return db.query<{ id: string; claimedBy: string }>(
-    `UPDATE publisher.post_targets t SET claimed_by = NULL, claimed_until = NULL, claim_token = NULL, next_attempt_at = $1,
+): Promise<{ id: string; postId: string; claimedBy: string }[]> {
+  return db.transaction(async (tx) => {
+    const released = await tx.query<{ id: string; postId: string; claimedBy: string }>(
+      `UPDATE publisher.post_targets t SET claimed_by = NULL, claimed_until = NULL, claim_token = NULL, next_attempt_at = $1,
        updated_at = $1
      FROM (SELECT id, claimed_by FROM publisher.post_targets
            WHERE claimed_by IS NOT NULL AND claimed_until < $1 AND status = 'publishing'
            FOR UPDATE SKIP LOCKED) expired
      WHERE t.id = expired.id
-     RETURNING t.id, expired.claimed_by AS "claimedBy"`,
-    [now],
-  );
+     RETURNING t.id, t.post_id AS "postId", expired.claimed_by AS "claimedBy"`,
+      [now],
+    );
+    await recordExpiredLeases(tx, released, now);
+    return released;
+  });
 }
 
 /**
  * Cancels a scheduled post: in one transaction (post locked first), every target must still be
- * `scheduled` and unclaimed; they become `canceled` and the post `draft` with no schedule. A
- * worker's claim and this update are both conditional, so exactly one of them wins.
+ * `scheduled` and unclaimed; they become `canceled` and the post `draft` with no schedule, and
+ * its `post.cancelled` event is written. A worker's claim and this update are both conditional,
+ * so exactly one of them wins.
  */
 export async function cancelScheduledPost(db: Database, postId: string, now: Date): Promise<boolean> {
   return db
     .transaction(async (tx) => {
-      const [post] = await tx.query<{ status: string }>(
-        "SELECT status FROM publisher.posts WHERE id = $1 FOR UPDATE",
+      const [post] = await tx.query<{ status: string; accountId: string; scheduledFor: Date | null }>(
+        `SELECT status, account_id AS "accountId", scheduled_for AS "scheduledFor"
+         FROM publisher.posts WHERE id = $1 FOR UPDATE`,
         [postId],
       );
       if (post?.status !== "scheduled") return false;
@@ -328,6 +381,20 @@ export async function cancelScheduledPost(db: Database, postId: string, now: Dat
       );
       if (canceled.length !== total) throw new CancelRace();
       await rederivePostStatus(tx, postId, now);
+      await appendEvent(
+        tx,
+        {
+          accountId: post.accountId,
+          type: "post.cancelled",
+          postId,
+          data: {
+            postId,
+            status: "draft",
+            scheduledFor: post.scheduledFor ? post.scheduledFor.toISOString() : null,
+          },
+        },
+        now,
+      );
       return true;
     })
     .catch((error: unknown) => {

@@ -112,7 +112,11 @@ describe("POST /api/v1/publish: success", () => {
     const { accountId, key } = await seedAccount(db);
     const bluesky = await seedConnection(db, accountId, "bluesky");
     const { app } = publisherApp(db, {
-      publishing: { publishNow: () => Promise.reject(new Error("down")), cancel: async () => false },
+      publishing: {
+        publishNow: () => Promise.reject(new Error("down")),
+        cancel: async () => false,
+        removePublished: () => Promise.reject(new Error("down")),
+      },
     });
     const res = await call(app, "POST", "/api/v1/publish", key, { text: "Hi", connectionIds: [bluesky] });
     expect(res.status).toBe(200);

@@ -10,6 +10,7 @@ import { createMediaPreflight } from "../../src/media/preflight/media-preflight.
 import type { RemoteImporter } from "../../src/media/remote-import.ts";
 import { createFakePublishing } from "../../src/publishing.fake.ts";
 import type { RouteDeps, TikTokCreatorLookup } from "../../src/routes/deps.ts";
+import { publisherIdempotencyStore } from "../../src/routes/idempotent-create.ts";
 import { preparePost } from "../../src/routes/prepare-post.ts";
 import type { LocalDiskStorage } from "../../src/storage/local-disk.ts";
 import { jpegImage } from "../media/images.ts";
@@ -50,6 +51,7 @@ function routeDeps(
     presignExpiresSeconds: 900,
     tiktokCreator: extra.tiktokCreator,
     mediaPreflight: createMediaPreflight({ storage, importRemote: extra.importRemote }),
+    idempotency: publisherIdempotencyStore(db, clock, 1_000),
   };
 }
 

@@ -127,7 +127,11 @@ describe("POST /api/v1/publish: targets still running when the wait ends", () =>
     const { accountId, key } = await seedAccount(db);
     const bluesky = await seedConnection(db, accountId, "bluesky");
     const { app } = publisherApp(db, {
-      publishing: { publishNow: () => Promise.reject(new Error("down")), cancel: async () => false },
+      publishing: {
+        publishNow: () => Promise.reject(new Error("down")),
+        cancel: async () => false,
+        removePublished: () => Promise.reject(new Error("down")),
+      },
     });
     const body = await json(
       await call(app, "POST", "/api/v1/publish", key, { text: "Hi", connectionIds: [bluesky] }),

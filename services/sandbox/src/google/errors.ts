@@ -45,10 +45,17 @@ const DOMAIN: Record<string, string> = {
   youtubeSignupRequired: "youtube.header",
   unknownPart: "youtube.part",
   mediaBodyRequired: "youtube.video",
+  videoNotFound: "youtube.video",
 };
 
 /** Reasons that name the request parameter at fault (Google adds `location`, `locationType`). */
-const PARAMETER: Record<string, string> = { unknownPart: "part", required: "part" };
+const PARAMETER: Record<string, string> = { unknownPart: "part", required: "part", videoNotFound: "id" };
+
+/** The parameter a refusal is about: `required` names it in its message ("Required parameter: id"). */
+function parameterAtFault(reason: string, text: string): string | undefined {
+  if (reason === "required") return /^Required parameter: (\w+)/.exec(text)?.[1] ?? PARAMETER[reason];
+  return PARAMETER[reason];
+}
 
 /** Google's JSON error body: `{error: {code, message, errors: [{message, domain, reason}], status}}`. */
 export const googleApiErrors: ErrorRenderer = ({ status, code, message }) => {
@@ -56,8 +63,10 @@ export const googleApiErrors: ErrorRenderer = ({ status, code, message }) => {
   const text = message || DEFAULT_MESSAGE[status] || "The request failed.";
   const detail: Record<string, string> = { message: text, domain: DOMAIN[reason] ?? "global", reason };
   if (status === 401) Object.assign(detail, { location: "Authorization", locationType: "header" });
-  else if (PARAMETER[reason])
-    Object.assign(detail, { location: PARAMETER[reason], locationType: "parameter" });
+  else {
+    const parameter = parameterAtFault(reason, text);
+    if (parameter) Object.assign(detail, { location: parameter, locationType: "parameter" });
+  }
   return {
     status,
     body: {

@@ -19,6 +19,10 @@ export const VIDEO_LIST_SCOPES = ["youtube", "youtube.force-ssl", "youtube.reado
   (name) => SCOPE + name,
 );
 export const CHANNEL_LIST_SCOPES = [...VIDEO_LIST_SCOPES, `${SCOPE}youtubepartner-channel-audit`];
+/** videos.delete: neither `youtube.upload` nor `youtube.readonly` may delete. */
+export const VIDEO_DELETE_SCOPES = ["youtube", "youtube.force-ssl", "youtubepartner"].map(
+  (name) => SCOPE + name,
+);
 
 export type YouTubeCaller = { grant: Grant; channel: { id: string; title: string } | null };
 

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { json } from "@app/testkit";
-import { AppBskyFeedPost, AtpAgent, lexicons, RichText } from "@atproto/api";
+import { AppBskyFeedPost, AtpAgent, AtUri, lexicons, RichText } from "@atproto/api";
 import { IdResolver } from "@atproto/identity";
 import { jsonToLex } from "@atproto/lexicon";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -264,6 +264,29 @@ describe("@atproto/api against the Bluesky twin", () => {
       error: "InvalidRequest",
       message: "Invalid app.bsky.feed.post record: Record/tags must not have more than 8 elements",
     });
+  });
+
+  test("com.atproto.repo.deleteRecord: the post goes (a commit); a record that is not there is no error (no commit)", async () => {
+    const agent = await loggedInAgent(sandbox.url, DEMO_BLUESKY);
+    const created = await agent.post({ text: "Here for a moment" });
+    const target = {
+      repo: DEMO_BLUESKY.did,
+      collection: "app.bsky.feed.post",
+      rkey: new AtUri(created.uri).rkey,
+    };
+    const deleted = await agent.com.atproto.repo.deleteRecord(target);
+    expect(deleted.success).toBe(true);
+    expect(deleted.data.commit).toEqual({ cid: expect.stringMatching(/^bafyrei/), rev: expect.any(String) });
+    await expect(agent.com.atproto.repo.getRecord(target)).rejects.toMatchObject({ error: "RecordNotFound" });
+    // As the PDS (packages/pds/src/api/com/atproto/repo/deleteRecord.ts): "No-op if record already
+    // doesn't exist", answered with no commit.
+    const again = await agent.com.atproto.repo.deleteRecord(target);
+    expect(again.success).toBe(true);
+    expect(again.data.commit).toBeUndefined();
+    // A repository this PDS does not hold: the PDS's findAccount refusal.
+    await expect(
+      agent.com.atproto.repo.deleteRecord({ ...target, repo: DEMO_BLUESKY_SELF_HOSTED.did }),
+    ).rejects.toMatchObject({ status: 403, error: "AccountNotFound" });
   });
 
   test("a session resumes, and an expired access token is refreshed by the client on its own", async () => {

@@ -305,6 +305,55 @@ describe("@googleapis/youtube against the YouTube twin", () => {
     );
   });
 
+  test("videos.delete: refused to the upload and read scopes, 204 with youtube.force-ssl, then videoNotFound", async () => {
+    const id = inserted.id ?? "";
+    const refused = await yt.videos.delete({ id }).then(
+      () => undefined,
+      (error: { status?: number; response?: { data: unknown } }) => error,
+    );
+    expect(refused?.status).toBe(403);
+    expect(refused?.response?.data).toMatchObject({
+      error: { code: 403, errors: [{ reason: "insufficientPermissions" }] },
+    });
+    const manager = new OAuth2Client({
+      clientId: DEMO_GOOGLE.clientId,
+      clientSecret: DEMO_GOOGLE.clientSecret,
+      redirectUri: GOOGLE_REDIRECT,
+      endpoints: {
+        oauth2AuthBaseUrl: `${sandbox.url}/o/oauth2/v2/auth`,
+        oauth2TokenUrl: `${sandbox.url}/token`,
+      },
+    });
+    const authUrl = manager.generateAuthUrl({
+      access_type: "offline",
+      scope: ["https://www.googleapis.com/auth/youtube.force-ssl"],
+    });
+    const redirect = await consentAs(authUrl, DEMO_GOOGLE.accounts.creator.id);
+    manager.setCredentials((await manager.getToken(redirect.get("code") ?? "")).tokens);
+    const manage = youtube({ version: "v3", auth: manager, rootUrl: `${sandbox.url}/` });
+
+    const deleted = await manage.videos.delete({ id });
+    expect(deleted.status).toBe(204);
+    expect(deleted.data).toBe("");
+    expect(await sandboxVideos()).not.toContainEqual(expect.objectContaining({ id }));
+    expect((await manage.videos.list({ part: ["id"], id: [id] })).data.items).toEqual([]);
+
+    const again = await manage.videos.delete({ id }).then(
+      () => undefined,
+      (error: { status?: number; response?: { data: unknown } }) => error,
+    );
+    expect(again?.status).toBe(404);
+    expect(again?.response?.data).toMatchObject({
+      error: {
+        code: 404,
+        status: "NOT_FOUND",
+        errors: [
+          { reason: "videoNotFound", domain: "youtube.video", location: "id", locationType: "parameter" },
+        ],
+      },
+    });
+  });
+
   test("no request of this file left loopback", () => {
     expect(hosts.length).toBeGreaterThan(10);
     expect([...new Set(hosts)].filter((host) => host !== "127.0.0.1" && host !== "localhost")).toEqual([]);

@@ -61,7 +61,7 @@ describe("POST /_sandbox/faults: success", () => {
 
 describe("POST /_sandbox/faults: errors", () => {
   test("an unknown operation is a 400 naming where to look", async () => {
-    const res = await fault({ operation: "youtube.videos.delete" });
+    const res = await fault({ operation: "youtube.videos.rate" });
     expect(res.status).toBe(400);
     expect(await json(res)).toMatchObject({ error: "UNKNOWN_OPERATION" });
   });

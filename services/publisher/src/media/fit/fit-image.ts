@@ -227,9 +227,35 @@ export function fitImage(
   profile: ImageProfile,
   turn: FitTurn = {},
 ): Promise<FittedImage> {
+  return fitInTurn(storage, source, profile, turn, { store: true });
+}
+
+/**
+ * What {@link fitImage} would make of an image, made in the same turns and with the same limits
+ * but never stored (a dry run): the copy made earlier for the same bytes when there is one, else
+ * the picture rendered now and dropped. `path` is where the copy would be stored.
+ */
+export function previewFitImage(
+  storage: MediaStorage,
+  source: ImageSource,
+  profile: ImageProfile,
+  turn: FitTurn = {},
+): Promise<FittedImage> {
+  return fitInTurn(storage, source, profile, turn, { store: false });
+}
+
+type FitMode = { store: boolean };
+
+function fitInTurn(
+  storage: MediaStorage,
+  source: ImageSource,
+  profile: ImageProfile,
+  turn: FitTurn,
+  mode: FitMode,
+): Promise<FittedImage> {
   return imageLimiter.run(async () => {
     try {
-      return await loadAndFit(storage, source, profile);
+      return await loadAndFit(storage, source, profile, mode);
     } catch (error) {
       turn.onFailure?.(error);
       throw error;
@@ -241,6 +267,7 @@ async function loadAndFit(
   storage: MediaStorage,
   source: ImageSource,
   profile: ImageProfile,
+  mode: FitMode,
 ): Promise<FittedImage> {
   const fingerprint = await fingerprintOf(storage, source.path);
   const known = await knownCopy(storage, source.path, fingerprint, profile);
@@ -258,7 +285,7 @@ async function loadAndFit(
     throw error;
   }
   try {
-    return await fitLoaded(storage, source.path, input, profile, fingerprint);
+    return await fitLoaded(storage, source.path, input, profile, fingerprint, mode);
   } finally {
     release(input);
   }
@@ -287,6 +314,7 @@ async function fitLoaded(
   input: Buffer,
   profile: ImageProfile,
   fingerprint: string | undefined,
+  mode: FitMode,
 ): Promise<FittedImage> {
   const digest = createHash("sha256").update(input).digest("hex");
   const meta = await decoder(input)
@@ -309,9 +337,11 @@ async function fitLoaded(
     throw new MediaError("MEDIA_NOT_ACCEPTED", `The image could not be read (${(error as Error).message}).`);
   }
   const contentType = CONTENT_TYPES[format];
-  await storage.write(path, Readable.from([rendered.data]), {
-    contentType,
-    expectedBytes: rendered.data.length,
-  });
+  if (mode.store) {
+    await storage.write(path, Readable.from([rendered.data]), {
+      contentType,
+      expectedBytes: rendered.data.length,
+    });
+  }
   return { path, size: rendered.data.length, contentType, width: rendered.width, height: rendered.height };
 }

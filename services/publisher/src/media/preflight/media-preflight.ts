@@ -1,7 +1,7 @@
 import type { MediaItem, Platform, PostContent } from "../../contracts/post.ts";
 import type { MediaStorage } from "../../contracts/storage.ts";
 import { PublisherError } from "../../errors.ts";
-import { type FitTurn, fitImage } from "../fit/fit-image.ts";
+import { type FitTurn, fitImage, previewFitImage } from "../fit/fit-image.ts";
 import { type ImageProfile, imageProfileFor } from "../fit/image-profiles.ts";
 import { createLimiter, QueueFullError } from "../fit/limiter.ts";
 import { MediaError } from "../media-error.ts";
@@ -11,6 +11,7 @@ import { isoVideoFacts } from "../probe/iso-movie.ts";
 import type { ImportedMedia, RemoteImporter } from "../remote-import.ts";
 import { SNIFF_BYTES, sniffMediaType } from "../sniff.ts";
 import type { MediaFacts } from "./media-facts.ts";
+import { inspectMedia, type MediaInspection } from "./media-inspect.ts";
 import { IMAGE_INPUT_LIMITS } from "./media-limits.ts";
 import { type CreatorLimits, mediaProblemFor } from "./media-rules.ts";
 
@@ -68,6 +69,14 @@ export interface MediaPreflight {
    * copy it imported.
    */
   check(input: PreflightInput): Promise<PreflightResult>;
+  /**
+   * The dry run of {@link check}: every target's verdict on the media (its refusal, or the copies
+   * its images would be made into), storing nothing: foreign media is imported to be read and
+   * deleted again, images are made to fit without keeping the copies. Throws what refuses the
+   * post as a whole (a {@link MediaRefusal} without a target), or a 429 when the account's images
+   * cannot take their turn.
+   */
+  inspect(input: PreflightInput): Promise<MediaInspection>;
 }
 
 /** How much foreign media one post may bring in while its request waits. */
@@ -94,7 +103,8 @@ export type MediaPreflightDeps = {
   importLimits?: ImportLimits;
 };
 
-type Checked = {
+/** A media item found in storage and read: where it is, and what its bytes are. */
+export type CheckedMedia = {
   item: MediaItem;
   path: string;
   source: ByteSource;
@@ -102,6 +112,8 @@ type Checked = {
   /** The import this item is, whose fitted copies go with it. */
   imported?: ImportedCopy;
 };
+
+type Checked = CheckedMedia;
 
 /** The budget of bytes a post's imports share: each reserves its announced size before reading. */
 export class ImportBudgetExceeded extends MediaError {
@@ -135,7 +147,7 @@ export async function discardImports(
 }
 
 /** The import of one request: its copies, its shared budget, and the signal that calls it off. */
-type ImportRun = {
+export type ImportRun = {
   copies: ImportedCopy[];
   reserveBytes: (bytes: number) => void;
   signal: AbortSignal;
@@ -245,21 +257,27 @@ export function createMediaPreflight(deps: MediaPreflightDeps): MediaPreflight {
     return { item, path, source, facts };
   }
 
+  /** Why the target's platform refuses this media (as a create answers it), or undefined. */
+  function problemFor(checked: Checked, target: PreflightTarget): MediaRefusal | undefined {
+    const problem = mediaProblemFor(target.platform, checked.facts, target.creator);
+    if (!problem) return undefined;
+    return new MediaRefusal(
+      "CONTENT_NOT_ACCEPTED",
+      `${problem.message} (${checked.item.url}, connection ${target.connectionId}).`,
+      {
+        connectionId: target.connectionId,
+        platform: target.platform,
+        url: checked.item.url,
+        limit: problem.limit,
+        value: problem.value,
+      },
+    );
+  }
+
   function checkTargets(checked: Checked, targets: readonly PreflightTarget[]): void {
     for (const target of targets) {
-      const problem = mediaProblemFor(target.platform, checked.facts, target.creator);
-      if (!problem) continue;
-      throw new MediaRefusal(
-        "CONTENT_NOT_ACCEPTED",
-        `${problem.message} (${checked.item.url}, connection ${target.connectionId}).`,
-        {
-          connectionId: target.connectionId,
-          platform: target.platform,
-          url: checked.item.url,
-          limit: problem.limit,
-          value: problem.value,
-        },
-      );
+      const refusal = problemFor(checked, target);
+      if (refusal) throw refusal;
     }
   }
 
@@ -278,38 +296,39 @@ export function createMediaPreflight(deps: MediaPreflightDeps): MediaPreflight {
       );
       checked.imported?.derived.push(fitted.path);
     } catch (error) {
-      if (error instanceof QueueFullError) {
-        throw new PublisherError(
-          "RATE_LIMITED",
-          `This account already has ${error.maxWaiting} images waiting to be made to fit; try again in ${FIT_BUSY_RETRY_AFTER_SECONDS} s.`,
-          { maxWaitingImages: error.maxWaiting, retryAfterSeconds: FIT_BUSY_RETRY_AFTER_SECONDS },
-          { "Retry-After": String(FIT_BUSY_RETRY_AFTER_SECONDS) },
-        );
-      }
-      if (!(error instanceof MediaError)) throw error;
-      throw new MediaRefusal(
-        "CONTENT_NOT_ACCEPTED",
-        `${error.message} (${checked.item.url}, connection ${target.connectionId}).`,
-        {
-          connectionId: target.connectionId,
-          platform: target.platform,
-          url: checked.item.url,
-        },
+      throw fitFailure(error, checked, target);
+    }
+  }
+
+  /**
+   * A fit's failure as the request answers it: the account's backlog full (thrown: 429
+   * `RATE_LIMITED` with Retry-After), an image that cannot be made to fit (returned: the target's
+   * CONTENT_NOT_ACCEPTED), anything else thrown as it is.
+   */
+  function fitFailure(error: unknown, checked: Checked, target: PreflightTarget): MediaRefusal {
+    if (error instanceof QueueFullError) {
+      throw new PublisherError(
+        "RATE_LIMITED",
+        `This account already has ${error.maxWaiting} images waiting to be made to fit; try again in ${FIT_BUSY_RETRY_AFTER_SECONDS} s.`,
+        { maxWaitingImages: error.maxWaiting, retryAfterSeconds: FIT_BUSY_RETRY_AFTER_SECONDS },
+        { "Retry-After": String(FIT_BUSY_RETRY_AFTER_SECONDS) },
       );
     }
+    if (!(error instanceof MediaError)) throw error;
+    return new MediaRefusal(
+      "CONTENT_NOT_ACCEPTED",
+      `${error.message} (${checked.item.url}, connection ${target.connectionId}).`,
+      {
+        connectionId: target.connectionId,
+        platform: target.platform,
+        url: checked.item.url,
+      },
+    );
   }
 
   return {
     async check({ content, targets, fieldOf, signal, accountId }) {
-      const stop = new AbortController();
-      const callOff = () => stop.abort(signal?.reason);
-      signal?.addEventListener("abort", callOff, { once: true });
-      if (signal?.aborted) callOff();
-      const run: ImportRun = {
-        copies: [],
-        reserveBytes: importBudget(deps.importLimits?.maxBytesPerPost ?? MAX_IMPORT_BYTES_PER_POST),
-        signal: stop.signal,
-      };
+      const { run, stop, finish } = startRun(signal);
       try {
         const found = await locateAll(content.mediaItems, fieldOf, run, stop);
         const checked: Checked[] = [];
@@ -338,10 +357,51 @@ export function createMediaPreflight(deps: MediaPreflightDeps): MediaPreflight {
         await discardImports(storage, run.copies);
         throw error;
       } finally {
-        signal?.removeEventListener("abort", callOff);
+        finish();
       }
     },
+    inspect: (input) =>
+      inspectMedia(
+        {
+          startRun,
+          locateAll,
+          factsOf,
+          problemFor,
+          checkPixelBudget,
+          fitFailure,
+          previewFit: (checked, profile, turn) =>
+            previewFitImage(
+              storage,
+              { path: checked.path, load: (maxBytes) => loadWhole(checked.source, maxBytes) },
+              profile,
+              turn,
+            ),
+          discard: (copies) => discardImports(storage, copies),
+        },
+        input,
+      ),
   };
+
+  /**
+   * One request's media run: its imports (and their shared budget), and the controller that calls
+   * it off, which `signal` (the request's deadline) aborts too; `finish` lets go of `signal`.
+   */
+  function startRun(signal: AbortSignal | undefined): {
+    run: ImportRun;
+    stop: AbortController;
+    finish(): void;
+  } {
+    const stop = new AbortController();
+    const callOff = () => stop.abort(signal?.reason);
+    signal?.addEventListener("abort", callOff, { once: true });
+    if (signal?.aborted) callOff();
+    const run: ImportRun = {
+      copies: [],
+      reserveBytes: importBudget(deps.importLimits?.maxBytesPerPost ?? MAX_IMPORT_BYTES_PER_POST),
+      signal: stop.signal,
+    };
+    return { run, stop, finish: () => signal?.removeEventListener("abort", callOff) };
+  }
 
   /**
    * Every item found in storage, foreign ones imported a few at a time. The first failure calls

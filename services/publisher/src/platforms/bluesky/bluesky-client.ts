@@ -41,6 +41,11 @@ export interface BlueskyAdapter {
     input: { repo: string; rkey: string; record: Record<string, unknown> },
   ): Promise<{ uri: string; cid: string }>;
   /**
+   * Deletes `app.bsky.feed.post/<rkey>` of the caller's repo (`com.atproto.repo.deleteRecord`). A
+   * record that is not there is no error, as on a PDS: afterwards it is gone either way.
+   */
+  deleteRecord(service: string, accessJwt: string, input: { repo: string; rkey: string }): Promise<void>;
+  /**
    * The DID a handle stands for (`com.atproto.identity.resolveHandle`), or undefined when none
    * does; throws a transient PlatformError when the PDS cannot answer now.
    */
@@ -142,6 +147,17 @@ export function createBlueskyClient(config: BlueskyConfig, clock: Clock): Bluesk
       if (!res.ok) throw await xrpcError(res, clock, "unauthorized");
       const body = await readJson(res);
       return { uri: stringField(body, "uri") ?? "", cid: stringField(body, "cid") ?? "" };
+    },
+    async deleteRecord(service, accessJwt, { repo, rkey }) {
+      const res = await platformFetch("bluesky", {
+        method: "POST",
+        url: xrpc(service, "com.atproto.repo.deleteRecord"),
+        headers: json(accessJwt),
+        body: JSON.stringify({ repo, collection: POST_COLLECTION, rkey }),
+        timeoutMs: config.timeoutMs,
+      });
+      if (!res.ok) throw await xrpcError(res, clock, "unauthorized");
+      await res.body?.cancel();
     },
     async resolveHandle(service, handle) {
       const res = await platformFetch("bluesky", {

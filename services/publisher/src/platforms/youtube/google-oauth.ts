@@ -18,6 +18,12 @@ export type GoogleOAuthConfig = {
 
 export const YOUTUBE_UPLOAD_SCOPE = "https://www.googleapis.com/auth/youtube.upload";
 export const YOUTUBE_READONLY_SCOPE = "https://www.googleapis.com/auth/youtube.readonly";
+/**
+ * One of the scopes `videos.delete` takes (`youtube`, `youtube.force-ssl`, `youtubepartner`;
+ * developers.google.com/youtube/v3/docs/videos/delete): neither the upload nor the read scope may
+ * delete. A connection made before it was asked for cannot delete until it is connected again.
+ */
+export const YOUTUBE_FORCE_SSL_SCOPE = "https://www.googleapis.com/auth/youtube.force-ssl";
 
 /** Google OAuth 2.0 for installed/web apps: authorization code with PKCE, offline access, refresh. */
 export function createGoogleOAuthClient(config: GoogleOAuthConfig, clock: Clock): OAuthClient {

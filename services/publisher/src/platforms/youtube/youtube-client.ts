@@ -33,6 +33,13 @@ export interface YouTubeAdapter {
   ): Promise<UploadProgress>;
   /** Asks the session how many bytes it holds (`Content-Range: bytes *\/total`). */
   queryUpload(sessionUri: string, total: number): Promise<UploadProgress>;
+  /**
+   * Deletes a video (`videos.delete`, 204): `deleted`, or `not_found` when YouTube has no video
+   * with this id (404 `videoNotFound`: deleted already). Needs the `youtube`, `youtube.force-ssl`
+   * or `youtubepartner` scope (else 403 `insufficientPermissions`); another channel's video is 403
+   * `forbidden`. Both throw a permanent PlatformError; a refused token an `unauthorized` one.
+   */
+  deleteVideo(accessToken: string, videoId: string): Promise<"deleted" | "not_found">;
 }
 
 export type YouTubeConfig = {
@@ -142,6 +149,21 @@ export function createYouTubeClient(config: YouTubeConfig, oauth: OAuthClient, c
         timeoutMs: config.chunkTimeoutMs,
       });
       return progress(res);
+    },
+    async deleteVideo(accessToken, videoId) {
+      const res = await platformFetch("youtube", {
+        method: "DELETE",
+        url: `${config.apiBase}/youtube/v3/videos?${new URLSearchParams({ id: videoId })}`,
+        headers: { authorization: `Bearer ${accessToken}` },
+        timeoutMs: config.timeoutMs,
+      });
+      if (res.status === 204 || res.status === 200) {
+        await res.body?.cancel();
+        return "deleted";
+      }
+      const error = await googleError(res, clock);
+      if (error.reason === "videoNotFound") return "not_found";
+      throw error;
     },
     async queryUpload(sessionUri, total) {
       const res = await platformFetch("youtube", {
