@@ -4,6 +4,7 @@ import { decodeEventCursor, encodeEventCursor } from "../domain/event-cursor.ts"
 import { listEvents } from "../store/events.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
 import { EventSchema, eventView } from "./event-views.ts";
+import { pageLimitParam } from "./page-query.ts";
 import { textField } from "./text-field.ts";
 
 /** Page size bounds of GET /api/v1/events. */
@@ -24,18 +25,7 @@ const EventsQuery = z.object({
       type: "string",
       description: "A `nextCursor` (or an event's `cursor`): the events after it; from the first without it",
     }),
-  limit: z
-    .string()
-    .regex(/^\d{1,6}$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(EVENTS_PAGE.min).max(EVENTS_PAGE.max))
-    .optional()
-    .openapi({
-      type: "integer",
-      minimum: EVENTS_PAGE.min,
-      maximum: EVENTS_PAGE.max,
-      default: EVENTS_PAGE.default,
-    }),
+  limit: pageLimitParam(EVENTS_PAGE),
 });
 
 const EventPage = z

@@ -1,34 +1,18 @@
 import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
-import { decodeCursor, encodeCursor } from "../domain/cursor.ts";
+import { encodeCursor } from "../domain/cursor.ts";
 import { listPosts } from "../store/posts.ts";
 import type { PublisherApp, RouteDeps } from "./deps.ts";
+import { pageCursorParam, pageLimitParam } from "./page-query.ts";
 import { POST_STATUSES, PostSchema, postView } from "./post-views.ts";
-import { textField } from "./text-field.ts";
 
 /** Page size bounds of GET /api/v1/posts. */
 export const POSTS_PAGE = { min: 1, max: 100, default: 20 } as const;
 
 const ListQuery = z.object({
   status: z.enum(POST_STATUSES).optional(),
-  limit: z
-    .string()
-    .regex(/^\d{1,6}$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(POSTS_PAGE.min).max(POSTS_PAGE.max))
-    .optional()
-    .openapi({ type: "integer", minimum: 1, maximum: 100, default: 20 }),
-  // Decoded here, so that a cursor this service never issued is a fault of the query string.
-  cursor: textField()
-    .min(1)
-    .max(512)
-    .transform((text, context) => {
-      const position = decodeCursor(text);
-      if (!position) context.addIssue({ code: "custom", message: "is not a cursor this service issued" });
-      return position ?? z.NEVER;
-    })
-    .optional()
-    .openapi({ type: "string", description: "The `nextCursor` of the previous page" }),
+  limit: pageLimitParam(POSTS_PAGE),
+  cursor: pageCursorParam(),
 });
 
 /** GET /api/v1/posts: the account's posts, newest first, a page at a time. */

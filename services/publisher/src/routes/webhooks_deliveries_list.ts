@@ -1,10 +1,10 @@
 import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import { API_KEY_RESPONSES, API_KEY_SECURITY, apiKeyGuard } from "../auth/guard.ts";
-import { decodeCursor, encodeCursor } from "../domain/cursor.ts";
+import { encodeCursor } from "../domain/cursor.ts";
 import { DELIVERY_STATUSES, listDeliveries } from "../webhooks/delivery-log.ts";
 import { findEndpoint } from "../webhooks/endpoint-store.ts";
 import type { PublisherApp } from "./deps.ts";
-import { textField } from "./text-field.ts";
+import { pageCursorParam, pageLimitParam } from "./page-query.ts";
 import {
   DeliverySchema,
   deliveryView,
@@ -18,23 +18,8 @@ export const DELIVERIES_PAGE = { min: 1, max: 100, default: 20 } as const;
 
 const DeliveriesQuery = z.object({
   status: z.enum(DELIVERY_STATUSES).optional(),
-  limit: z
-    .string()
-    .regex(/^\d{1,6}$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(DELIVERIES_PAGE.min).max(DELIVERIES_PAGE.max))
-    .optional()
-    .openapi({ type: "integer", minimum: 1, maximum: 100, default: 20 }),
-  cursor: textField()
-    .min(1)
-    .max(512)
-    .transform((text, context) => {
-      const position = decodeCursor(text);
-      if (!position) context.addIssue({ code: "custom", message: "is not a cursor this service issued" });
-      return position ?? z.NEVER;
-    })
-    .optional()
-    .openapi({ type: "string", description: "The `nextCursor` of the previous page" }),
+  limit: pageLimitParam(DELIVERIES_PAGE),
+  cursor: pageCursorParam(),
 });
 
 /**
