@@ -11,7 +11,10 @@ import {
   levelAt,
 } from "./token-bucket.ts";
 
-/** How long an instance may spend the tokens it took from a bucket; what is left then is forfeited. */
+/**
+ * How long an instance may spend the tokens it took from a bucket, from when the statement that took
+ * them returned; what is left then is forfeited.
+ */
 export const LEASE_TTL_MS = 1_000;
 
 /** Most tokens taken from a bucket in one statement. */
@@ -49,9 +52,10 @@ type BucketRow = { tokens: number; refilled_at: Date };
  * them, unless fewer are left. `INSERT … ON CONFLICT DO UPDATE` locks the row, so concurrent takes
  * at any instances never take more than there is.
  *
- * An instance takes a lease of {@link leaseSize} tokens at once (one token when fewer are left)
- * and spends it locally for at most {@link LEASE_TTL_MS}; unspent tokens are then forfeited (not
- * given back). So the database bucket still bounds every request on any instance; what leases
+ * An instance takes a lease of {@link leaseSize} tokens at once (one token when fewer are left):
+ * the request that sent the statement spends one of them, and the instance spends the rest locally
+ * for at most {@link LEASE_TTL_MS} after the statement returned; unspent tokens are then forfeited
+ * (not given back). So the database bucket still bounds every request on any instance; what leases
  * change is that a subject can be refused while other instances hold up to `lease − 1` unspent
  * tokens each (refilled within `lease / rate` ≤ 0.6 s), and that over a window a subject can pass
  * up to `lease − 1` requests per instance more than the exact bucket (tokens taken just before the
@@ -60,6 +64,12 @@ type BucketRow = { tokens: number; refilled_at: Date };
  * then as this instance sees the bucket (its level when the lease was taken, refilled since, plus
  * the lease's unspent tokens). The arithmetic is `token-bucket.ts`'s; a refusal reads the bucket
  * and lets it say how long to wait.
+ *
+ * A take sends at most one statement (a lease, else one token, else the read of a refusal), and
+ * is answered by it however long it took. Takes of a subject that find neither a lease nor a
+ * token left wait for the statement in flight, if any, one after another in their order: each
+ * statement answers the take that sent it and as many waiting takes as its lease holds, and a
+ * refusal answers every take that waited for it.
  */
 export class DatabaseTokenBucket implements RateLimiter {
   readonly rule: RateRule;
@@ -68,7 +78,8 @@ export class DatabaseTokenBucket implements RateLimiter {
   private readonly config: BucketConfig;
   private readonly lease: number;
   private readonly leases = new Map<string, Lease>();
-  private readonly refills = new Map<string, Promise<RateDecision | undefined>>();
+  /** Per subject, the statement in flight, answering the take that sent it. */
+  private readonly statements = new Map<string, Promise<RateDecision>>();
 
   constructor(
     private readonly db: Queryable,
@@ -93,28 +104,37 @@ export class DatabaseTokenBucket implements RateLimiter {
     return bucketAllowed(levelAt(held.bucket, nowMs, this.config) + held.tokens, this.config);
   }
 
-  /** Takes of one subject that find no lease share one statement, then take from the lease it brought. */
-  private async takeFromDatabase(subject: string): Promise<RateDecision> {
-    for (;;) {
-      let refill = this.refills.get(subject);
-      if (!refill) {
-        const started = this.refill(subject);
-        const forget = () => {
-          if (this.refills.get(subject) === started) this.refills.delete(subject);
-        };
-        started.then(forget, forget);
-        this.refills.set(subject, started);
-        refill = started;
-      }
-      const refused = await refill;
-      if (refused) return refused;
-      const taken = this.takeLeased(subject);
-      if (taken) return taken;
-    }
+  /** Waits for the subject's statement in flight and takes from the lease it brought, or sends one. */
+  private takeFromDatabase(subject: string): Promise<RateDecision> {
+    const inFlight = this.statements.get(subject);
+    return inFlight ? this.takeAfter(subject, inFlight) : this.send(subject);
   }
 
-  /** A new lease from the database (`lease` tokens, else one), or the refusal and when to retry. */
-  private async refill(subject: string): Promise<RateDecision | undefined> {
+  /** A take that found a statement in flight: its refusal, else a token of its lease, else the next. */
+  private async takeAfter(subject: string, inFlight: Promise<RateDecision>): Promise<RateDecision> {
+    const sent = await inFlight;
+    if (!sent.allowed) return sent;
+    return this.takeLeased(subject) ?? this.takeFromDatabase(subject);
+  }
+
+  /** Sends the statement of `subject`'s take, for takes that come meanwhile to wait for. */
+  private send(subject: string): Promise<RateDecision> {
+    const sent = this.takeInStatement(subject);
+    this.statements.set(subject, sent);
+    const forget = () => {
+      if (this.statements.get(subject) === sent) this.statements.delete(subject);
+    };
+    // Registered before any waiting take's, so that a take left without a token sends the next.
+    sent.then(forget, forget);
+    return sent;
+  }
+
+  /**
+   * Takes a lease (`lease` tokens, else one) from the database, spends one on the take that sent
+   * it and keeps the rest until {@link LEASE_TTL_MS} after the statement returned; or the refusal
+   * and when to retry.
+   */
+  private async takeInStatement(subject: string): Promise<RateDecision> {
     const now = this.clock.now();
     for (const amount of this.lease > 1 ? [this.lease, 1] : [1]) {
       const [bucket] = await this.db.query<BucketRow>(
@@ -123,17 +143,20 @@ export class DatabaseTokenBucket implements RateLimiter {
         { prepareAs: "edge_rate_bucket_take" },
       );
       if (bucket) {
+        const returnedAtMs = this.clock.now().getTime();
+        const state = { tokens: bucket.tokens, refilledAtMs: bucket.refilled_at.getTime() };
+        const unspent = amount - 1;
         this.leases.set(subject, {
-          tokens: amount,
-          expiresAtMs: now.getTime() + LEASE_TTL_MS,
-          bucket: { tokens: bucket.tokens, refilledAtMs: bucket.refilled_at.getTime() },
+          tokens: unspent,
+          expiresAtMs: returnedAtMs + LEASE_TTL_MS,
+          bucket: state,
         });
-        return undefined;
+        return bucketAllowed(levelAt(state, returnedAtMs, this.config) + unspent, this.config);
       }
     }
     this.leases.delete(subject);
     const [bucket] = await this.db.query<BucketRow>(READ, [this.namespace, subject]);
     const state = bucket ? { tokens: bucket.tokens, refilledAtMs: bucket.refilled_at.getTime() } : undefined;
-    return bucketRefused(state, now.getTime(), this.config);
+    return bucketRefused(state, this.clock.now().getTime(), this.config);
   }
 }
