@@ -1,15 +1,10 @@
 import { createRoute, errorResponseSpec, jsonResponse, jsonTextOf, requestHeader, type z } from "@app/core";
-import {
-  idempotencyKeyOf,
-  rateLimitHeaders,
-  type StoredResponse,
-  sendStoredResponse,
-  storedJsonText,
-} from "@app/edge";
+import { idempotencyKeyOf, type StoredResponse, sendStoredResponse, storedJsonText } from "@app/edge";
 import type { Context } from "hono";
 import type { GatewayDeps } from "../runner/deps.ts";
-import { runIdempotently } from "../runner/idempotent-run.ts";
-import { type RunAnswer, type RunProgress, type RunRequest, runTool } from "../runner/run-tool.ts";
+import { type KeyedRunOptions, runIdempotently } from "../runner/idempotent-run.ts";
+import { runRateLimit } from "../runner/run-rate-limit.ts";
+import { type RunAnswer, type RunRequest, runTool } from "../runner/run-tool.ts";
 import { RunBodySchema, RunEnvelopeSchema } from "./schemas.ts";
 import {
   COMMON_RESPONSES,
@@ -31,14 +26,17 @@ function sendText(c: Context, response: StoredResponse, replayed = false) {
   return jsonTextOf<z.infer<typeof RunEnvelopeSchema>>(sendStoredResponse(c, response, replayed));
 }
 
-/** A fresh run's envelope, with the key's `RateLimit-*` headers. */
+/** A fresh run's envelope, as it was built. */
 function envelopeResponse(c: Context, answer: RunAnswer): ReturnType<typeof sendText> {
-  if (answer.rateLimit)
-    for (const [name, value] of Object.entries(rateLimitHeaders(answer.rateLimit))) c.header(name, value);
   return sendText(c, storedJsonText(200, answer.json));
 }
 
-/** POST /v1/run: runs a registered tool on the caller's behalf and answers the run envelope. */
+/**
+ * POST /v1/run: runs a registered tool on the caller's behalf and answers the run envelope. Every
+ * request with a valid key counts against the key's runs limit, in the key guard, before its body
+ * or its `Idempotency-Key` is looked at (replays, 409s and 422s included); the guard puts the
+ * `RateLimit-*` headers on every answer, and the run takes no second token.
+ */
 export function registerRun(app: GatewayApp, deps: GatewayDeps): void {
   const route = createRoute({
     method: "post",
@@ -49,7 +47,7 @@ export function registerRun(app: GatewayApp, deps: GatewayDeps): void {
     description:
       "Runs the named tool with `input`. Whenever the upstream answered, the answer is 200 with the run envelope, the upstream's status in `upstream.status` (its 4xx and 5xx included). Send the upstream key in `X-Upstream-Key`; send `Idempotency-Key` to make retries safe.",
     security: GATEWAY_KEY_SECURITY,
-    middleware: gatewayKeyGuard(deps),
+    middleware: gatewayKeyGuard(deps, runRateLimit(deps.rateLimiter)),
     request: { body: { required: true, content: { "application/json": { schema: RunBodySchema } } } },
     responses: {
       200: jsonResponse(RunEnvelopeSchema, "The upstream answered: the run envelope"),
@@ -73,7 +71,8 @@ export function registerRun(app: GatewayApp, deps: GatewayDeps): void {
       const { upstreamKey: bodyKey, ...body } = c.req.valid("json");
       const upstreamKey = requestHeader(c, UPSTREAM_KEY_HEADER) ?? bodyKey;
       const request: RunRequest = body;
-      const execute = (progress?: RunProgress) => runTool(deps, caller, request, upstreamKey, progress);
+      const execute = (keyed?: KeyedRunOptions) =>
+        runTool(deps, caller, request, upstreamKey, { counted: true, ...keyed });
       c.header("Cache-Control", "no-store");
       const idempotencyKey = idempotencyKeyOf(c);
       if (idempotencyKey === undefined) return envelopeResponse(c, await execute());

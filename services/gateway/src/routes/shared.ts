@@ -1,5 +1,5 @@
 import { errorResponseSpec, hostileJsonIssue, type ServiceApp, toValidationIssues, type z } from "@app/core";
-import { type ApiKeyMiddleware, apiKeyAuth } from "@app/edge";
+import { type ApiKeyMiddleware, apiKeyAuth, type KeyRateLimit } from "@app/edge";
 import { GatewayError } from "../errors.ts";
 import type { GatewayDeps } from "../runner/deps.ts";
 import type { Caller } from "../store/accounts.ts";
@@ -11,11 +11,16 @@ export const GATEWAY_KEY_SECURITY = [{ gatewayKey: [] }];
 /**
  * Route middleware, run before the body is validated, so a request without a valid gateway key
  * (`Authorization: Bearer <key>`, checked through the key cache) is a 401 with the `Bearer`
- * challenge whatever it carries. The caller is then `c.var.caller`. Runs are rate limited in the
- * runner (a token bucket), not here.
+ * challenge whatever it carries. The caller is then `c.var.caller`. With `rateLimit` (`POST
+ * /v1/run`'s `runRateLimit`), every request with a valid key is counted then (429); MCP's `run`
+ * takes its token in the runner instead.
  */
-export function gatewayKeyGuard(deps: Pick<GatewayDeps, "keys">): ApiKeyMiddleware<Caller> {
+export function gatewayKeyGuard(
+  deps: Pick<GatewayDeps, "keys">,
+  rateLimit?: KeyRateLimit<Caller>,
+): ApiKeyMiddleware<Caller> {
   return apiKeyAuth({
+    rateLimit,
     source: { bearer: { realm: "gateway" } },
     verify: (key) => deps.keys.authenticate(key),
     messages: {

@@ -1,3 +1,4 @@
+import { newId } from "@app/core";
 import {
   type IdempotencyLease,
   idempotencyKeyReused,
@@ -9,18 +10,26 @@ import {
 import { runFingerprint } from "../domain/fingerprint.ts";
 import type { Caller } from "../store/accounts.ts";
 import type { GatewayDeps } from "./deps.ts";
-import type { RunAnswer, RunProgress, RunRequest } from "./run-tool.ts";
+import type { RunAnswer, RunOptions, RunRequest } from "./run-tool.ts";
 
 /** The answer of a run under an `Idempotency-Key`: fresh, or the stored one replayed byte for byte. */
 export type IdempotentAnswer =
   | { replayed: false; answer: RunAnswer }
   | { replayed: true; response: StoredResponse };
 
-/** What a run that failed after its charge answers, and what its retries replay (status 500). */
-const FAILED_AFTER_CHARGE = {
-  error: "INTERNAL",
-  message: "Something went wrong on our side.",
-} as const;
+/**
+ * What an idempotent run hands the run it executes: the run's id (the key's attachment names it),
+ * its progress, and the pin of its key before the charge.
+ */
+export type KeyedRunOptions = Required<Pick<RunOptions, "runId" | "progress" | "beforeCharge">>;
+
+/**
+ * What a run that failed after its charge answers, and what its retries replay (status 500); also
+ * what the run sweeper keeps for a pinned key whose run cannot answer any more.
+ */
+export function failedAfterCharge(): StoredResponse {
+  return storedJson(500, { error: "INTERNAL", message: "Something went wrong on our side." });
+}
 
 /**
  * Runs `execute` at most once per account and `Idempotency-Key` (already parsed). The same key with
@@ -32,33 +41,45 @@ const FAILED_AFTER_CHARGE = {
  * the key: the 500 is stored and replayed, and the retry is neither run nor charged (the run
  * itself was refunded by `runTool`). When the answer cannot be stored, the key is released rather
  * than left pending, and the run's answer still goes out.
+ *
+ * A priced run pins its key just before its charge (`IdempotencyStore.pin`): from then on no retry
+ * takes the key over, however long the run stalls, so no retry runs or charges again; if the key
+ * is no longer this request's by then (its lease ran out and a retry took it), nothing is charged
+ * and the answer is 409 `REQUEST_IN_PROGRESS`. The key's attachment is the run's id: the run
+ * sweeper settles a pinned key whose request is gone from its run's outcome
+ * (`store/run-sweeper.ts`).
  */
 export async function runIdempotently(
   deps: GatewayDeps,
   caller: Caller,
   idempotencyKey: string,
   request: RunRequest,
-  execute: (progress: RunProgress) => Promise<RunAnswer>,
+  execute: (run: KeyedRunOptions) => Promise<RunAnswer>,
 ): Promise<IdempotentAnswer> {
+  const runId = newId("run");
   const begin = await deps.idempotency.begin({
     scope: caller.accountId,
     key: idempotencyKey,
     fingerprint: runFingerprint(request),
+    attachment: runId,
   });
   if (begin.kind === "mismatch") throw idempotencyKeyReused();
   if (begin.kind === "in_progress") throw requestInProgress();
   if (begin.kind === "replay") return { response: begin.response, replayed: true };
   const lease = begin.lease;
-  const progress: RunProgress = { charged: false };
+  const progress = { charged: false };
+  const pinKey = async () => {
+    if (!(await deps.idempotency.pin(lease))) throw requestInProgress();
+  };
   let answer: RunAnswer;
   try {
-    answer = await execute(progress);
+    answer = await execute({ runId, progress, beforeCharge: pinKey });
   } catch (error) {
     if (!progress.charged) {
       await deps.idempotency.release(lease);
       throw error;
     }
-    await keep(deps, lease, storedJson(500, FAILED_AFTER_CHARGE));
+    await keep(deps, lease, failedAfterCharge());
     throw error;
   }
   await keep(deps, lease, storedJsonText(200, answer.json));

@@ -1,5 +1,4 @@
 import { newId, type ValidationIssue } from "@app/core";
-import { type RateDecision, rateLimitedError } from "@app/edge";
 import { type UsdAmount, usd } from "../domain/money.ts";
 import { OutputJson, outputJson } from "../domain/output.ts";
 import { prepareToolInput, upstreamUrl } from "../domain/tool-input.ts";
@@ -10,6 +9,7 @@ import { balanceOf, type NewRun, type RunOutcome } from "../store/runs.ts";
 import { UpstreamFailure, type UpstreamFailureKind } from "../upstream/client.ts";
 import type { GatewayDeps } from "./deps.ts";
 import { findTool } from "./find-tool.ts";
+import { takeRunToken } from "./run-rate-limit.ts";
 
 /** A run as the caller names it (the body of `POST /v1/run`, the `run` MCP tool's arguments). */
 export type RunRequest = { provider: string; endpoint: string; method: string; input?: unknown };
@@ -78,11 +78,8 @@ function upstreamKeyFor(tool: RegisteredTool, upstreamKey: string | undefined): 
   return upstreamKey;
 }
 
-/**
- * A run's answer: the envelope, the same envelope as JSON text with the output spliced in, and the
- * key's rate-limit decision (its `RateLimit-*` headers go on the HTTP answer).
- */
-export type RunAnswer = { envelope: RunEnvelope; json: string; rateLimit?: RateDecision };
+/** A run's answer: the envelope, and the same envelope as JSON text with the output spliced in. */
+export type RunAnswer = { envelope: RunEnvelope; json: string };
 
 /**
  * How far a run got, for whoever must decide what its failure means (idempotency): `charged` is
@@ -92,11 +89,30 @@ export type RunAnswer = { envelope: RunEnvelope; json: string; rateLimit?: RateD
  */
 export type RunProgress = { charged: boolean };
 
+/** How a run is carried out besides its request: who counted it, and what its caller must know or do. */
+export type RunOptions = {
+  /**
+   * The request was already counted against its key's rate limit (`POST /v1/run`'s key guard
+   * counts every request): the run takes no token of its own. Otherwise (MCP's `run`) it takes
+   * one once its tool and input are found valid.
+   */
+  counted?: boolean;
+  /** The run's id, when its caller named it first (an idempotent run's key points at it); a new one otherwise. */
+  runId?: string;
+  /** Set as the run goes ({@link RunProgress}). */
+  progress?: RunProgress;
+  /**
+   * Called just before a priced run is charged (never for a free run): a throw stops the run with
+   * nothing charged. An idempotent run pins its key here.
+   */
+  beforeCharge?: () => Promise<void>;
+};
+
 /**
  * Runs one registered tool for a caller: finds it (404), validates its input (400), takes a token
- * from the key's bucket (429), charges its price without ever going below zero (402), calls only
- * the registered upstream with the caller's upstream key in the upstream's own header, records the
- * run, and answers the envelope. An unreachable, slow or oversize upstream is a 502/504 and the
+ * from the key's bucket unless its request was counted already (429), charges its price without
+ * ever going below zero (402), calls only the registered upstream with the caller's upstream key
+ * in the upstream's own header, records the run, and answers the envelope. An unreachable, slow or oversize upstream is a 502/504 and the
  * price goes back. The upstream key is used for this one call: never stored, logged or returned.
  *
  * A priced run is charged and recorded before its upstream call and finished before it answers
@@ -107,31 +123,27 @@ export type RunProgress = { charged: boolean };
  *
  * A priced run that fails on the gateway's side after its charge (anything but a 402, 502 or 504:
  * its finish could not be written, say) is finished as `failed` and refunded before the error goes
- * on; `progress.charged` tells the caller the failure came after the charge.
+ * on; `progress.charged` tells the caller the failure came after the charge. `beforeCharge` runs
+ * just before the charge; what it throws goes on with nothing charged.
  */
 export async function runTool(
   deps: GatewayDeps,
   caller: Caller,
   request: RunRequest,
   upstreamKey: string | undefined,
-  progress: RunProgress = { charged: false },
+  options: RunOptions = {},
 ): Promise<RunAnswer> {
+  const progress = options.progress ?? { charged: false };
   const tool = findTool(deps.registry, request);
   const prepared = prepareToolInput(tool, request.input);
   if (!prepared.ok) throw invalidInput(prepared.issues);
   const key = upstreamKeyFor(tool, upstreamKey);
   const url = upstreamUrl(tool.provider.baseUrl, prepared.call);
 
-  const rate = await deps.rateLimiter.take(caller.keyId);
-  if (!rate.allowed) {
-    throw rateLimitedError(
-      rate,
-      `This gateway key may start ${rate.limit} runs a minute; try again in ${rate.retryAfterSeconds} s.`,
-    );
-  }
+  if (!options.counted) await takeRunToken(deps.rateLimiter, caller);
 
   const run: NewRun = {
-    id: newId("run"),
+    id: options.runId ?? newId("run"),
     accountId: caller.accountId,
     keyId: caller.keyId,
     provider: tool.provider.id,
@@ -141,7 +153,8 @@ export async function runTool(
   };
   const free = run.costMicro === 0n;
   const startedAt = deps.clock.now();
-  if (free) return { ...(await callAndFinish(deps, tool, run, key, url, startedAt)), rateLimit: rate };
+  if (free) return callAndFinish(deps, tool, run, key, url, startedAt);
+  await options.beforeCharge?.();
   progress.charged = true;
   try {
     const started = await deps.runs.start(run);
@@ -152,7 +165,7 @@ export async function runTool(
         balance: usd(started.balanceMicro),
       });
     }
-    return { ...(await callAndFinish(deps, tool, run, key, url, startedAt)), rateLimit: rate };
+    return await callAndFinish(deps, tool, run, key, url, startedAt);
   } catch (error) {
     // A 402 (nothing charged) or a 502/504 (finished and refunded): the gateway's own answers.
     if (error instanceof GatewayError) {

@@ -127,6 +127,16 @@ export class RunStore {
     return rows.map((row) => ({ ...row, costMicro: BigInt(row.costMicro) }));
   }
 
+  /** How each of these runs stands (`running` until finished), by id; a run never recorded is absent. */
+  async outcomes(ids: readonly string[]): Promise<Map<string, RunOutcome | "running">> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.query<{ id: string; outcome: RunOutcome | "running" }>(
+      "SELECT id, outcome FROM gateway.runs WHERE id = ANY($1::text[])",
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.id, row.outcome]));
+  }
+
   /** An account's latest runs, newest first. */
   async recent(accountId: string, limit = 50): Promise<RunRecord[]> {
     const rows = await this.db.query<Omit<RunRecord, "costMicro"> & { costMicro: string }>(
