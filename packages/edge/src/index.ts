@@ -16,6 +16,7 @@ export {
   type IdempotentRequest,
   type PendingKey,
 } from "./idempotency/idempotency-store.ts";
+export { keepAnswer, releaseKey } from "./idempotency/settle-key.ts";
 export {
   IDEMPOTENT_REPLAYED_HEADER,
   type StoredResponse,

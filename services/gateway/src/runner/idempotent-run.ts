@@ -1,7 +1,7 @@
 import { newId } from "@app/core";
 import {
-  type IdempotencyLease,
   idempotencyKeyReused,
+  keepAnswer,
   requestInProgress,
   type StoredResponse,
   storedJson,
@@ -79,30 +79,9 @@ export async function runIdempotently(
       await deps.idempotency.release(lease);
       throw error;
     }
-    await keep(deps, lease, failedAfterCharge());
+    await keepAnswer(deps.idempotency, lease, failedAfterCharge(), deps.logger);
     throw error;
   }
-  await keep(deps, lease, storedJsonText(200, answer.json));
+  await keepAnswer(deps.idempotency, lease, storedJsonText(200, answer.json), deps.logger);
   return { answer, replayed: false };
-}
-
-/** Stores the answer under the lease; if that fails, releases the key (both logged, never thrown). */
-async function keep(deps: GatewayDeps, lease: IdempotencyLease, response: StoredResponse): Promise<void> {
-  try {
-    await deps.idempotency.complete(lease, response);
-    return;
-  } catch (error) {
-    deps.logger.error(
-      { err: error, accountId: lease.scope, status: response.status },
-      "the answer of an Idempotency-Key run could not be stored; the key is released",
-    );
-  }
-  try {
-    await deps.idempotency.release(lease);
-  } catch (error) {
-    deps.logger.error(
-      { err: error, accountId: lease.scope },
-      "an Idempotency-Key could not be released; it is freed when its lease runs out",
-    );
-  }
 }

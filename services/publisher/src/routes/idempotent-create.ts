@@ -2,10 +2,11 @@ import { type Clock, errorResponseSpec, jsonTextOf, type Logger, z } from "@app/
 import type { Queryable } from "@app/db";
 import {
   IDEMPOTENCY_KEY_HEADER,
-  type IdempotencyLease,
   IdempotencyStore,
   idempotencyKeyOf,
   idempotencyKeyReused,
+  keepAnswer,
+  releaseKey,
   requestFingerprint,
   requestInProgress,
   type StoredResponse,
@@ -143,7 +144,7 @@ export async function answerIdempotently<T>(
     response = await answer(progress);
   } catch (error) {
     if (!progress.created) {
-      await release(deps, begin.lease);
+      await releaseKey(deps.idempotency, begin.lease, deps.logger);
       throw error;
     }
     deps.logger.error(
@@ -152,38 +153,9 @@ export async function answerIdempotently<T>(
     );
     response = failedAfterCreate(progress.created);
   }
-  await keep(deps, begin.lease, response);
+  await keepAnswer(deps.idempotency, begin.lease, response, deps.logger);
   return typedAnswer<T>(sendStoredResponse(c, response, false));
 }
 
 /** A stored answer, typed as the route's 200 (the body is the text of a `T` the create made). */
 const typedAnswer = <T>(response: Response) => jsonTextOf<T>(response);
-
-/** Stores the answer under the lease; if that fails, releases the key (both logged, never thrown). */
-async function keep(deps: IdempotencyDeps, lease: IdempotencyLease, response: StoredResponse): Promise<void> {
-  try {
-    if (await deps.idempotency.complete(lease, response)) return;
-    deps.logger.warn(
-      { accountId: lease.scope, status: response.status },
-      "an Idempotency-Key's lease ran out before its answer was stored; the answer was not kept",
-    );
-    return;
-  } catch (error) {
-    deps.logger.error(
-      { err: error, accountId: lease.scope, status: response.status },
-      "the answer of an Idempotency-Key request could not be stored; the key is released",
-    );
-  }
-  await release(deps, lease);
-}
-
-async function release(deps: IdempotencyDeps, lease: IdempotencyLease): Promise<void> {
-  try {
-    await deps.idempotency.release(lease);
-  } catch (error) {
-    deps.logger.error(
-      { err: error, accountId: lease.scope },
-      "an Idempotency-Key could not be released; it is freed when its lease runs out",
-    );
-  }
-}
