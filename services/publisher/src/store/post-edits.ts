@@ -30,7 +30,7 @@ export type EditOutcome =
   | { kind: "not_found" }
   /** The post is a draft (cancelled): there is no schedule to edit. */
   | { kind: "not_scheduled"; status: PostStatus }
-  /** A worker has claimed one of its targets (or publishing is over): too late to edit. */
+  /** A worker has claimed one of its targets, one kept platform state from a run, or publishing is over: too late to edit. */
   | { kind: "started"; status: PostStatus }
   /** Another edit (or a cancel) changed the post after this one was checked. */
   | { kind: "changed" };
@@ -102,11 +102,15 @@ async function lockPost(tx: Queryable, change: PostChange): Promise<LockedPost |
   return post;
 }
 
-/** The post's targets, locked, each with whether a worker has had it (claimed, or past `scheduled`). */
+/**
+ * The post's targets, locked, each with whether it has started: a worker has had it (claimed, or
+ * past `scheduled`), or it keeps platform state from an earlier run (a retried target whose copy
+ * may exist on the platform: editing it away would leave that copy untracked).
+ */
 async function lockTargets(tx: Queryable, postId: string): Promise<LockedTarget[]> {
   return tx.query<LockedTarget>(
     `SELECT id, connection_id AS "connectionId", platform, due_at AS "dueAt",
-       (status <> 'scheduled' OR claimed_by IS NOT NULL) AS started
+       (status <> 'scheduled' OR claimed_by IS NOT NULL OR platform_handle IS NOT NULL) AS started
      FROM publisher.post_targets WHERE post_id = $1 ORDER BY id FOR UPDATE`,
     [postId],
   );
