@@ -65,9 +65,8 @@ export function recordEvent(
 }
 
 /**
- * Fans out every event recorded so far. The feed holds back events while any older transaction
- * of the database server is still running (migrations/023_events.sql), another test file's on
- * PostgreSQL included: this waits them out (up to 20 s) rather than reading an empty feed.
+ * Fans out every event recorded so far: until no event is left unplaced or after the fan-out's
+ * position (a fan-out reads a batch at a time; another process may be placing events; up to 20 s).
  */
 export async function fanOutAll(db: Database, worker: WebhookWorker): Promise<void> {
   const until = Date.now() + 20_000;
@@ -75,7 +74,7 @@ export async function fanOutAll(db: Database, worker: WebhookWorker): Promise<vo
     await worker.fanOut();
     const [left] = await db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM publisher.events e, publisher.webhook_fanout f
-       WHERE (e.xid, e.seq) > (f.last_xid, f.last_seq)`,
+       WHERE e.position IS NULL OR e.position > f.last_position`,
     );
     if (left?.n === 0) return;
     if (Date.now() > until) throw new Error(`${left?.n} events were never fanned out`);

@@ -1,25 +1,20 @@
 /**
- * A place in the events feed: the writing transaction's id (`xid`, an xid8 as its decimal text)
- * and the event's `seq`. The feed is ordered by both (see migrations/023_events.sql).
+ * A place in the events feed: an event's `position` (a positive bigint, as its decimal text), given
+ * once its transaction committed; the feed is ordered by it (see
+ * migrations/027_feed_positions_and_refresh_leases.sql). "0" is the start, before every event.
  */
-export type EventPosition = { xid: string; seq: number };
+export type EventPosition = string;
 
-const MAX_XID8 = 2n ** 64n - 1n;
+const MAX_POSITION = 2n ** 63n - 1n;
 
-/** Whether `position` could be a place in the feed (a valid xid8 and a non-negative seq). */
-function isPosition(xid: unknown, seq: unknown): xid is string {
-  return (
-    typeof xid === "string" &&
-    /^\d{1,20}$/.test(xid) &&
-    BigInt(xid) <= MAX_XID8 &&
-    Number.isSafeInteger(seq) &&
-    (seq as number) >= 0
-  );
+/** Whether `value` is a position in its one spelling: decimal, no sign, no leading zero, a bigint. */
+function isPosition(value: unknown): value is EventPosition {
+  return typeof value === "string" && /^(0|[1-9]\d{0,18})$/.test(value) && BigInt(value) <= MAX_POSITION;
 }
 
 /** The opaque cursor of the feed after `position` (what `nextCursor` and each event's `cursor` are). */
 export function encodeEventCursor(position: EventPosition): string {
-  return Buffer.from(JSON.stringify(["e", position.xid, position.seq]), "utf8").toString("base64url");
+  return Buffer.from(JSON.stringify(["p", position]), "utf8").toString("base64url");
 }
 
 /** The position an events cursor names, or undefined when it is not one this service issued. */
@@ -27,12 +22,8 @@ export function decodeEventCursor(cursor: string): EventPosition | undefined {
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(cursor)) return undefined;
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (!Array.isArray(value) || value.length !== 3 || value[0] !== "e") return undefined;
-    const [, xid, seq] = value;
-    if (!isPosition(xid, seq)) return undefined;
-    // One spelling per position: "007" and "7" are the same xid, so only the canonical one is taken.
-    if (String(BigInt(xid)) !== xid) return undefined;
-    return { xid, seq: seq as number };
+    if (!Array.isArray(value) || value.length !== 2 || value[0] !== "p") return undefined;
+    return isPosition(value[1]) ? value[1] : undefined;
   } catch {
     return undefined;
   }

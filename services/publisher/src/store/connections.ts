@@ -50,26 +50,59 @@ export async function findConnection(db: Queryable, id: string): Promise<Connect
   return row;
 }
 
-/** The connection, locked until the transaction ends (the per-connection refresh lock). */
-export async function lockConnection(tx: Queryable, id: string): Promise<ConnectionRow | undefined> {
-  const [row] = await tx.query<ConnectionRow>(
-    `SELECT ${COLUMNS} FROM publisher.connections WHERE id = $1 FOR UPDATE`,
-    [id],
+/** A connection whose refresh this caller leases: `version` names the lease (its compare-and-swap). */
+export type LeasedConnection = { row: ConnectionRow; version: string };
+
+/**
+ * Takes the connection's refresh lease until `until`, unless another caller holds one that has
+ * not ended by `now`: one short statement, no lock kept. Returns the connection as of the lease
+ * (its tokens are the ones to refresh) and the lease's token version; undefined when another caller
+ * holds the lease (or the connection does not exist).
+ */
+export async function takeRefreshLease(
+  db: Queryable,
+  id: string,
+  now: Date,
+  until: Date,
+): Promise<LeasedConnection | undefined> {
+  const [leased] = await db.query<ConnectionRow & { version: string }>(
+    `UPDATE publisher.connections SET refresh_until = $3, token_version = token_version + 1
+     WHERE id = $1 AND (refresh_until IS NULL OR refresh_until <= $2)
+     RETURNING ${COLUMNS}, token_version::text AS version`,
+    [id, now, until],
   );
-  return row;
+  if (!leased) return undefined;
+  const { version, ...row } = leased;
+  return { row, version };
 }
 
-export async function saveSealedTokens(
-  tx: Queryable,
-  id: string,
-  sealedTokens: string,
-  now: Date,
-): Promise<void> {
-  await tx.query("UPDATE publisher.connections SET tokens = $2, updated_at = $3 WHERE id = $1", [
-    id,
-    sealedTokens,
-    now,
-  ]);
+/**
+ * Saves refreshed tokens and ends the lease, if the lease `version` still holds (no other caller
+ * took the lease over, no reconnect replaced the tokens since). Returns the saved connection, or
+ * undefined when the lease was lost (the tokens are not saved).
+ */
+export async function saveRefreshedTokens(
+  db: Queryable,
+  input: { id: string; version: string; sealedTokens: string; now: Date },
+): Promise<ConnectionRow | undefined> {
+  const [saved] = await db.query<ConnectionRow>(
+    `UPDATE publisher.connections
+     SET tokens = $3, updated_at = $4, refresh_until = NULL, token_version = token_version + 1
+     WHERE id = $1 AND token_version = $2::int8
+     RETURNING ${COLUMNS}`,
+    [input.id, input.version, input.sealedTokens, input.now],
+  );
+  return saved;
+}
+
+/** Ends the refresh lease `version` without saving anything; false when it was no longer held. */
+export async function releaseRefreshLease(db: Queryable, id: string, version: string): Promise<boolean> {
+  const released = await db.query(
+    `UPDATE publisher.connections SET refresh_until = NULL
+     WHERE id = $1 AND token_version = $2::int8 RETURNING 1`,
+    [id, version],
+  );
+  return released.length > 0;
 }
 
 /**
@@ -118,8 +151,9 @@ export type NewConnection = {
 
 /**
  * Saves a connection made through a connect flow: a new row, or the existing one for the same
- * platform account made active again with the new secrets. A refresh token the platform did not
- * send again is kept, never replaced by an empty one. Runs in the caller's transaction.
+ * platform account made active again with the new secrets (a refresh still running then saves
+ * nothing: its lease ends). A refresh token the platform did not send again is kept, never
+ * replaced by an empty one. Runs in the caller's transaction.
  */
 export async function upsertConnection(
   tx: Queryable,
@@ -138,7 +172,7 @@ export async function upsertConnection(
     const secrets = { ...input.secrets, refreshToken: input.secrets.refreshToken || previous?.refreshToken };
     await tx.query(
       `UPDATE publisher.connections SET tokens = $2, account_name = $3, status = 'active', status_reason = NULL,
-       updated_at = $4 WHERE id = $1`,
+       updated_at = $4, refresh_until = NULL, token_version = token_version + 1 WHERE id = $1`,
       [existing.id, codec.seal(existing.id, secrets), input.accountName, now],
     );
     return { id: existing.id, created: false };

@@ -1,5 +1,5 @@
 import { newId } from "@app/core";
-import type { Queryable } from "@app/db";
+import type { Database, Queryable } from "@app/db";
 import type { NewPostStep, NewPublisherEvent, PublisherEventType } from "../contracts/events.ts";
 import type { EventPosition } from "../domain/event-cursor.ts";
 import type { PostStepName } from "../domain/post-steps.ts";
@@ -38,7 +38,17 @@ export type HistoryEntry =
 export const MAX_HISTORY_ENTRIES = 2_000;
 
 /** The start of the feed: before every event. */
-const START: EventPosition = { xid: "0", seq: 0 };
+const START: EventPosition = "0";
+
+/** The most events one sequencing step places in the feed (the rest wait for the next step). */
+const SEQUENCE_BATCH = 5_000;
+
+/**
+ * One sequencer at a time across every process: a transaction-scoped advisory lock, held only
+ * for the sequencer's own short transaction (migrations/027_feed_positions_and_refresh_leases.sql,
+ * the feed's order).
+ */
+const SEQUENCER_LOCK = "SELECT pg_try_advisory_xact_lock(hashtext('publisher.event_sequencer')) AS locked";
 
 /**
  * JSON that PostgreSQL's jsonb takes whatever a platform answered: a NUL (which jsonb refuses) and
@@ -107,57 +117,79 @@ export async function appendPostStep(tx: Queryable, step: NewPostStep, at: Date)
   await appendPostSteps(tx, [step], at);
 }
 
-type EventRow = Omit<PublisherEvent, "position"> & { xid: string; seq: number };
-
-const EVENT_COLUMNS = `seq, xid::text AS xid, id, account_id AS "accountId", type, post_id AS "postId",
+/** The columns of a read event (ordering by `e.position`, the number: this `position` is its text). */
+const EVENT_COLUMNS = `e.position::text AS position, id, account_id AS "accountId", type, post_id AS "postId",
   target_id AS "targetId", data, occurred_at AS "occurredAt"`;
 
 /**
- * Only events of transactions older than every one still running: any event committed later has
- * a larger xid than those read, so paging by (xid, seq) never skips one (migrations/023_events.sql).
+ * Places the events committed since the last step in the feed: gives each event not yet placed
+ * that this step can see (its transaction committed) the next position, in the order they were
+ * written (seq), in one short transaction of its own under the sequencer's lock (see
+ * migrations/027_feed_positions_and_refresh_leases.sql). A later commit thus always gets a later
+ * position than every event already readable: a reader paging by position never skips nor repeats
+ * one, and no other transaction, however long, holds the feed back. Cheap when nothing waits (one
+ * indexed read). Returns the events placed; 0 as well when another process is placing them right
+ * now (they show at the next read).
  */
-const SETTLED = "xid < (SELECT pg_snapshot_xmin(pg_current_snapshot()))";
-
-const toEvent = ({ xid, seq, ...event }: EventRow): PublisherEvent => ({ ...event, position: { xid, seq } });
+export async function sequenceEvents(db: Database): Promise<number> {
+  const [waiting] = await db.query<{ waiting: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM publisher.events WHERE position IS NULL) AS waiting",
+  );
+  if (!waiting?.waiting) return 0;
+  return db.transaction(async (tx) => {
+    const [lock] = await tx.query<{ locked: boolean }>(SEQUENCER_LOCK);
+    if (!lock?.locked) return 0;
+    // A new statement, so a new snapshot: it sees every position the previous holder committed.
+    const placed = await tx.query(
+      `UPDATE publisher.events e
+       SET position = (SELECT coalesce(max(position), 0) FROM publisher.events) + waiting.n
+       FROM (SELECT seq, row_number() OVER (ORDER BY seq) AS n
+             FROM (SELECT seq FROM publisher.events WHERE position IS NULL ORDER BY seq LIMIT $1) AS first
+            ) AS waiting
+       WHERE e.seq = waiting.seq
+       RETURNING 1`,
+      [SEQUENCE_BATCH],
+    );
+    return placed.length;
+  });
+}
 
 /**
  * A page of the account's events after `after` (from the start without it), in feed order; `more`
- * when further events can be read at once.
+ * when further events can be read at once. Places the events committed since the last read first
+ * ({@link sequenceEvents}), so an event shows as soon as its transaction committed.
  */
 export async function listEvents(
-  db: Queryable,
+  db: Database,
   input: { accountId: string; after?: EventPosition; limit: number },
 ): Promise<{ events: PublisherEvent[]; more: boolean }> {
-  const after = input.after ?? START;
-  const rows = await db.query<EventRow>(
-    `SELECT ${EVENT_COLUMNS} FROM publisher.events
-     WHERE account_id = $1 AND (xid, seq) > ($2::xid8, $3::int8) AND ${SETTLED}
-     ORDER BY xid, seq LIMIT $4`,
-    [input.accountId, after.xid, after.seq, input.limit + 1],
+  await sequenceEvents(db);
+  const rows = await db.query<PublisherEvent>(
+    `SELECT ${EVENT_COLUMNS} FROM publisher.events e
+     WHERE account_id = $1 AND e.position > $2::int8
+     ORDER BY e.position LIMIT $3`,
+    [input.accountId, input.after ?? START, input.limit + 1],
   );
-  return { events: rows.slice(0, input.limit).map(toEvent), more: rows.length > input.limit };
+  return { events: rows.slice(0, input.limit), more: rows.length > input.limit };
 }
 
 /**
  * Up to `limit` events of every account after `after` (from the start without it), in feed
  * order: what a fan-out (the webhooks) reads, keeping the last event's `position` as where it
- * stands. Never skips an event committed later, nor repeats one. Read in a transaction that has
- * written or locked a row (and so has an id), it sees only events of transactions older than its
- * own: the others come with the next read.
+ * stands. Reads only events already placed in the feed: run {@link sequenceEvents} first (in its
+ * own transaction, not the reader's). Never skips an event committed later, nor repeats one.
  */
 export async function eventsAfter(
   db: Queryable,
   after: EventPosition | undefined,
   limit: number,
 ): Promise<PublisherEvent[]> {
-  const from = after ?? START;
-  const rows = await db.query<EventRow>(
-    `SELECT ${EVENT_COLUMNS} FROM publisher.events
-     WHERE (xid, seq) > ($1::xid8, $2::int8) AND ${SETTLED}
-     ORDER BY xid, seq LIMIT $3`,
-    [from.xid, from.seq, limit],
+  return db.query<PublisherEvent>(
+    `SELECT ${EVENT_COLUMNS} FROM publisher.events e
+     WHERE e.position > $1::int8
+     ORDER BY e.position LIMIT $2`,
+    [after ?? START, limit],
   );
-  return rows.map(toEvent);
 }
 
 /**

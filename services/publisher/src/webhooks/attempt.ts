@@ -54,6 +54,7 @@ export async function makeAttempt(deps: AttemptDeps, claim: ClaimedDelivery): Pr
       latencyMs: 0,
       excerpt: null,
       error: "Not sent: the endpoint's signing secret cannot be opened (rotate it).",
+      timedOut: false,
       retryAt: nextAttemptAt(deps, claim, undefined, at),
     };
   }
@@ -68,6 +69,7 @@ export async function makeAttempt(deps: AttemptDeps, claim: ClaimedDelivery): Pr
       latencyMs: response.latencyMs,
       excerpt: null,
       error: response.error,
+      timedOut: response.timedOut,
       retryAt: nextAttemptAt(deps, claim, undefined, now),
     };
   }
@@ -85,6 +87,7 @@ export async function makeAttempt(deps: AttemptDeps, claim: ClaimedDelivery): Pr
       : redirect
         ? `The receiver answered ${response.status}: redirects are not followed.`
         : `The receiver answered ${response.status}.`,
+    timedOut: false,
     retryAt: delivered ? null : nextAttemptAt(deps, claim, response.retryAfter, now),
   };
 }

@@ -4,6 +4,7 @@ import { makeAttempt } from "./attempt.ts";
 import {
   type ClaimedDelivery,
   claimDueDeliveries,
+  DEFAULT_CLAIM_SHARES,
   type Settlement,
   settleAttempt,
 } from "./delivery-store.ts";
@@ -21,6 +22,13 @@ export const WEBHOOK_WORKER_DEFAULTS = {
   leaseMs: 60_000,
   /** Events fanned out per transaction. */
   fanOutBatch: 500,
+  /** Deliveries of one endpoint in flight at once, across every process. */
+  endpointInFlight: DEFAULT_CLAIM_SHARES.perEndpoint,
+  /**
+   * Deliveries of one account in flight at once, across every process; never more than half of
+   * this process's slots, so that one account's hanging receivers always leave room for others.
+   */
+  accountInFlight: DEFAULT_CLAIM_SHARES.perAccount,
 } as const;
 
 /**
@@ -37,7 +45,13 @@ export type WebhookWorkerOptions = {
   pollIntervalMs?: number;
   leaseMs?: number;
   fanOutBatch?: number;
+  endpointInFlight?: number;
+  accountInFlight?: number;
 };
+
+/** What one account may hold in flight in a process of `slots` slots: at most half of them. */
+const accountShare = (slots: number, accountInFlight: number): number =>
+  Math.max(1, Math.min(accountInFlight, Math.floor(slots / 2)));
 
 /** What the webhook worker is built from. */
 export type WebhookWorkerDeps = {
@@ -58,7 +72,10 @@ export type WebhookWorkerDeps = {
 export type WebhookWorker = {
   /** Fans out what the outbox holds now (until it is drained or another process is at it). */
   fanOut(): Promise<number>;
-  /** Claims up to `limit` due deliveries and makes their attempts; resolves when all are settled. */
+  /**
+   * Claims up to `limit` due deliveries (each endpoint's and account's share in flight held to,
+   * as in the loop with `limit` slots) and makes their attempts; resolves when all are settled.
+   */
   deliverDue(limit?: number): Promise<Settlement[]>;
   /** Starts the loop (this process's share of the work) until stopped. */
   start(options?: WebhookWorkerOptions): Stoppable;
@@ -86,13 +103,15 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     }
   }
 
-  async function claim(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  async function claim(limit: number, options: ClaimOptions): Promise<ClaimedDelivery[]> {
     const now = clock.now();
     return claimDueDeliveries(deps.db, {
       workerId: deps.workerId,
       now,
-      leaseUntil: new Date(now.getTime() + leaseMs),
+      leaseUntil: new Date(now.getTime() + options.leaseMs),
       limit,
+      perEndpoint: options.endpointInFlight,
+      perAccount: accountShare(options.concurrency, options.accountInFlight),
     });
   }
 
@@ -110,6 +129,12 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     if (record.delivered) deps.logger.debug(facts, "webhook delivered");
     else
       deps.logger.info({ ...facts, error: record.error, retryAt: record.retryAt }, "webhook attempt failed");
+    if (settlement.endpointPausedUntil) {
+      deps.logger.warn(
+        { endpointId: claimed.endpoint.endpointId, pausedUntil: settlement.endpointPausedUntil },
+        "webhook endpoint paused after timeouts in a row",
+      );
+    }
     if (settlement.endpointDisabled) {
       deps.logger.warn(
         { endpointId: claimed.endpoint.endpointId },
@@ -122,7 +147,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   return {
     fanOut: () => fanOut(),
     async deliverDue(limit = WEBHOOK_WORKER_DEFAULTS.concurrency) {
-      const claimed = await claim(limit, WEBHOOK_WORKER_DEFAULTS.leaseMs);
+      const claimed = await claim(limit, { ...WEBHOOK_WORKER_DEFAULTS, concurrency: limit });
       return Promise.all(claimed.map(attempt));
     },
     start(options = {}) {
@@ -134,9 +159,15 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   };
 }
 
+/** What a claim is bounded by: the process's slots, the lease, the shares in flight. */
+type ClaimOptions = Pick<
+  Required<WebhookWorkerOptions>,
+  "concurrency" | "leaseMs" | "endpointInFlight" | "accountInFlight"
+>;
+
 type LoopParts = {
   fanOut(batch: number): Promise<number>;
-  claim(limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+  claim(limit: number, options: ClaimOptions): Promise<ClaimedDelivery[]>;
   attempt(claimed: ClaimedDelivery): Promise<Settlement>;
   logger: Logger;
   close(): void;
@@ -180,7 +211,7 @@ function runLoop(options: Required<WebhookWorkerOptions>, parts: LoopParts): Sto
     }
     const free = options.concurrency - active;
     if (free <= 0) return false;
-    const claimed = await parts.claim(free, options.leaseMs);
+    const claimed = await parts.claim(free, options);
     for (const delivery of claimed) {
       active += 1;
       const run = parts

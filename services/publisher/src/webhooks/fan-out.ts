@@ -1,10 +1,9 @@
 import type { Database } from "@app/db";
 import type { EventPosition } from "../domain/event-cursor.ts";
-import { eventsAfter } from "../store/events.ts";
+import { eventsAfter, sequenceEvents } from "../store/events.ts";
 
 /**
- * One fan-out at a time across every process: a transaction-scoped advisory lock (taking it
- * assigns no transaction id, so the reader's own transaction does not hold the feed back).
+ * One fan-out at a time across every process: a transaction-scoped advisory lock.
  */
 const FAN_OUT_LOCK = "SELECT pg_try_advisory_xact_lock(hashtext('publisher.webhook_fanout')) AS locked";
 
@@ -17,16 +16,18 @@ export type FanOutResult = { events: number; deliveries: number } | "busy";
  * them, in one transaction: an event is fanned out once, whichever process does it ("busy" when
  * another process is at it). An endpoint gets the events of its account whose type it lists (all
  * when it lists none) that happened since it was created, while it is enabled. The unique
- * (event, endpoint) pair makes a second delivery of the same event impossible.
+ * (event, endpoint) pair makes a second delivery of the same event impossible. The events committed
+ * since the last read are placed in the feed first, in their own transaction (`sequenceEvents`).
  */
 export async function fanOutEvents(db: Database, input: { now: Date; batch: number }): Promise<FanOutResult> {
+  await sequenceEvents(db);
   return db.transaction(async (tx) => {
     const [lock] = await tx.query<{ locked: boolean }>(FAN_OUT_LOCK);
     if (!lock?.locked) return "busy";
-    const [position] = await tx.query<EventPosition>(
-      "SELECT last_xid::text AS xid, last_seq AS seq FROM publisher.webhook_fanout WHERE id = 1",
+    const [fanout] = await tx.query<{ position: EventPosition }>(
+      "SELECT last_position::text AS position FROM publisher.webhook_fanout WHERE id = 1",
     );
-    const events = await eventsAfter(tx, position, input.batch);
+    const events = await eventsAfter(tx, fanout?.position, input.batch);
     const last = events.at(-1);
     if (!last) return { events: 0, deliveries: 0 };
     const made = await tx.query(
@@ -47,9 +48,8 @@ export async function fanOutEvents(db: Database, input: { now: Date; batch: numb
         input.now,
       ],
     );
-    await tx.query("UPDATE publisher.webhook_fanout SET last_xid = $1::xid8, last_seq = $2 WHERE id = 1", [
-      last.position.xid,
-      last.position.seq,
+    await tx.query("UPDATE publisher.webhook_fanout SET last_position = $1::int8 WHERE id = 1", [
+      last.position,
     ]);
     return { events: events.length, deliveries: made.length };
   });

@@ -81,6 +81,7 @@ export function createGuardedSender(
           error: `Not sent: the URL ${problem}.`,
           latencyMs: 0,
           refused: true,
+          timedOut: false,
         });
       }
       const url = new URL(input.url);
@@ -123,6 +124,7 @@ export function createGuardedSender(
             error: describeFailure(error, timedOut, limits.timeoutMs),
             latencyMs: elapsed(),
             refused: error.code === "EADDRFORBIDDEN",
+            timedOut,
           }),
         );
         req.end(body);

@@ -12,6 +12,11 @@
  * An endpoint is turned off once it has failed every attempt for 5 days, with at least 10
  * failures in a row (the whole schedule of a delivery): `webhook.endpoint_disabled` then tells
  * its owner.
+ *
+ * An endpoint whose receiver gave no answer within the time limit 3 times in a row is paused as a
+ * whole (none of its deliveries is claimed, their attempts unspent): 30 s, doubled at each further
+ * timeout, at most 1 hour. A timeout holds a worker's slot for the whole limit; without the pause
+ * each of its deliveries would hold one in turn.
  */
 export type WebhookRetryPolicy = {
   /** Attempts of one delivery, the first included. */
@@ -30,6 +35,12 @@ export type WebhookRetryPolicy = {
   disableAfterMs: number;
   /** … with at least this many failed attempts in a row is turned off. */
   disableAfterFailures: number;
+  /** Timeouts in a row after which the endpoint is paused. */
+  pauseAfterTimeouts: number;
+  /** The first pause; each further timeout doubles it. */
+  pauseBaseMs: number;
+  /** The longest pause. */
+  pauseMaxMs: number;
 };
 
 const SECOND = 1_000;
@@ -46,6 +57,9 @@ export const DEFAULT_WEBHOOK_RETRY: WebhookRetryPolicy = {
   minRetryAfterMs: SECOND,
   disableAfterMs: 5 * DAY,
   disableAfterFailures: 10,
+  pauseAfterTimeouts: 3,
+  pauseBaseMs: 30 * SECOND,
+  pauseMaxMs: HOUR,
 };
 
 /** The nominal delay (no jitter) after the `failures`-th failure of a delivery (1-based). */
@@ -98,4 +112,14 @@ export function shouldDisableEndpoint(
     streak.failures >= policy.disableAfterFailures &&
     now.getTime() - streak.failingSince.getTime() >= policy.disableAfterMs
   );
+}
+
+/**
+ * How long an endpoint is paused after its `timeouts`-th timeout in a row; null below the
+ * threshold (no pause).
+ */
+export function endpointPauseMs(policy: WebhookRetryPolicy, timeouts: number): number | null {
+  if (timeouts < policy.pauseAfterTimeouts) return null;
+  const doublings = Math.min(timeouts - policy.pauseAfterTimeouts, 32);
+  return Math.min(policy.pauseMaxMs, policy.pauseBaseMs * 2 ** doublings);
 }

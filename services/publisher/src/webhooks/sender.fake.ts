@@ -3,7 +3,7 @@ import type { WebhookRequest, WebhookResponse, WebhookSender } from "./sender.ts
 /** What the fake receiver answers: a status (and optionally a body and Retry-After), or no answer. */
 export type FakeAnswer =
   | { status: number; body?: string; retryAfter?: string }
-  | { error: string; refused?: boolean };
+  | { error: string; refused?: boolean; timedOut?: boolean };
 
 /** A {@link WebhookSender} that sends nothing: it records each request and answers as told. */
 export type FakeSender = WebhookSender & { readonly sent: WebhookRequest[] };
@@ -19,7 +19,13 @@ export function createFakeSender(
       sent.push(request);
       const reply = await answer(request);
       if ("error" in reply) {
-        return { kind: "failed", error: reply.error, latencyMs: 1, refused: reply.refused ?? false };
+        return {
+          kind: "failed",
+          error: reply.error,
+          latencyMs: 1,
+          refused: reply.refused ?? false,
+          timedOut: reply.timedOut ?? false,
+        };
       }
       return {
         kind: "answered",

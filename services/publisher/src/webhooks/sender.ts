@@ -24,6 +24,8 @@ export type WebhookResponse =
       latencyMs: number;
       /** True when the request never left: the target was refused before connecting. */
       refused: boolean;
+      /** True when no answer came within the time limit (the attempt held its slot that long). */
+      timedOut: boolean;
     };
 
 /**

@@ -2,7 +2,14 @@ import type { Database, Queryable } from "@app/db";
 import { test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { markNeedsReconnect } from "../../src/store/connections.ts";
-import { appendEvent, appendPostStep, eventsAfter, listEvents, postHistory } from "../../src/store/events.ts";
+import {
+  appendEvent,
+  appendPostStep,
+  eventsAfter,
+  listEvents,
+  postHistory,
+  sequenceEvents,
+} from "../../src/store/events.ts";
 import { insertPost } from "../../src/store/posts.ts";
 import { cancelScheduledPost, claimDueTargets, settleTarget } from "../../src/store/targets.ts";
 import { content, waitFor } from "../publishing-support.ts";
@@ -190,8 +197,9 @@ describe("the events outbox: an event exists exactly when its state change commi
     const two = await duePost(db);
     const ours = (events: Awaited<ReturnType<typeof eventsAfter>>) =>
       events.filter((event) => event.accountId === one.accountId || event.accountId === two.accountId);
-    // On PostgreSQL an event shows once every older transaction on the server has ended.
+    // eventsAfter reads placed events only: place them first (as the fan-out does).
     const before = await waitFor(async () => {
+      await sequenceEvents(db);
       const events = await eventsAfter(db, undefined, 10_000);
       return ours(events).length === 2 && events;
     }, "both accounts' events");
@@ -200,6 +208,7 @@ describe("the events outbox: an event exists exactly when its state change commi
     if (!last) throw new Error("no events");
     await cancelScheduledPost(db, one.postId, NOW);
     const after = await waitFor(async () => {
+      await sequenceEvents(db);
       const events = await eventsAfter(db, last.position, 10);
       return events.length > 0 && events;
     }, "the cancel's event");
