@@ -239,8 +239,8 @@ function print(result: Outcome, baseline: FixedResult): void {
   const note = TARGETS === FULL_TARGETS ? "" : ` (BENCH_TARGETS=${TARGETS}, not ${FULL_TARGETS})`;
   const settings =
     WEBHOOK_CONCURRENCY || WEBHOOK_POLL_MS
-      ? `webhook concurrency ${WEBHOOK_CONCURRENCY ?? "16"}, poll ${WEBHOOK_POLL_MS ?? "500"} ms: set by BENCH_WEBHOOK_*`
-      : "webhook concurrency 16, poll 500 ms: the service's defaults";
+      ? `webhook concurrency ${WEBHOOK_CONCURRENCY ?? "32"}, poll ${WEBHOOK_POLL_MS ?? "500"} ms: set by BENCH_WEBHOOK_*`
+      : "webhook concurrency 32, poll 500 ms: the service's defaults";
   out(
     `  ${WORKERS} worker processes (src/worker.ts, ${settings}) on PostgreSQL${note}: the events of ` +
       `${result.published}/${TARGETS} published targets, from the outbox to a receiver in the bench process. ` +

@@ -44,7 +44,7 @@ export type ClaimLimits = {
 };
 
 /** The shares in flight a claim holds to unless told otherwise. */
-export const DEFAULT_CLAIM_SHARES = { perEndpoint: 8, perAccount: 16 } as const;
+export const DEFAULT_CLAIM_SHARES = { perEndpoint: 16, perAccount: 16 } as const;
 
 /** Claims run one at a time across processes, so that each counts the leases of those before. */
 const CLAIM_LOCK = "SELECT pg_advisory_xact_lock(hashtext('publisher.webhook_claim'))";

@@ -15,7 +15,7 @@ import type { WebhookSender } from "./sender.ts";
 /** How a process's webhook worker runs unless told otherwise (and the configuration's defaults). */
 export const WEBHOOK_WORKER_DEFAULTS = {
   /** Attempts in flight at once in this process. */
-  concurrency: 16,
+  concurrency: 32,
   /** How long to wait before looking again when nothing was due. */
   pollIntervalMs: 500,
   /** How long a claimed delivery is held (well past the sender's 15 s limit). */
