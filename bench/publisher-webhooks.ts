@@ -13,7 +13,7 @@ import { createEndpoint } from "../services/publisher/src/webhooks/endpoint-stor
 import { createWebhookSealer } from "../services/publisher/src/webhooks/secrets.ts";
 import { forkServer, stopServer } from "./lib.ts";
 import { type FixedResult, percentile, runFixed } from "./loader.ts";
-import { startWorker, stopWorker, type Worker } from "./publisher.ts";
+import { POST_CONTENT, startWorker, stopWorker, type Worker } from "./publisher.ts";
 import type { PublisherSandboxInfo } from "./servers/publisher-sandbox.ts";
 
 const TARGETS = Number(process.env.BENCH_TARGETS ?? 10_000);
@@ -151,20 +151,6 @@ type Outcome = {
   unfinished: boolean;
 };
 
-const CONTENT = {
-  caption: "",
-  mediaItems: [],
-  youtube: { privacy: "private" },
-  tiktok: {
-    postMode: "DIRECT_POST",
-    privacy: "PUBLIC_TO_EVERYONE",
-    commercialType: 0,
-    disableComment: false,
-    disableDuet: false,
-    disableStitch: false,
-  },
-};
-
 /**
  * Writes the posts (as the API does, without their `post.scheduled`: only the workers' state
  * changes are measured), waits until every target is settled and every event received (or the
@@ -188,7 +174,7 @@ async function publishAndDeliver(
        FROM due RETURNING id, scheduled_for)
      INSERT INTO publisher.post_targets (id, post_id, connection_id, platform, status, due_at, next_attempt_at, created_at, updated_at)
      SELECT 'tgt_' || id, id, $6, 'bluesky', 'scheduled', scheduled_for, scheduled_for, now(), now() FROM posts`,
-    [first, step, TARGETS, demo.accountId, JSON.stringify(CONTENT), demo.connections.bluesky],
+    [first, step, TARGETS, demo.accountId, JSON.stringify(POST_CONTENT), demo.connections.bluesky],
   );
   const deadline = first.getTime() + SPREAD_SECONDS * 1000 + GRACE_MS;
   const counts = async () => {

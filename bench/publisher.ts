@@ -621,7 +621,8 @@ function machineTicks(): { busy: number; total: number } {
 /** How long a phase may run past its last due time before what is left is canceled. */
 const PHASE_GRACE_MS = Number(process.env.BENCH_PHASE_GRACE_SECONDS ?? 90) * 1000;
 
-const POST_CONTENT = {
+/** The stored content of a bench post: text only, each platform's defaults. */
+export const POST_CONTENT = {
   caption: "",
   mediaItems: [],
   youtube: { privacy: "private" },
