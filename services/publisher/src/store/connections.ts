@@ -123,7 +123,7 @@ export async function markNeedsReconnect(
     wasActive: boolean;
   }>(
     `UPDATE publisher.connections c SET status = 'needs_reconnect', status_reason = $2, updated_at = $3
-     FROM (SELECT id, status FROM publisher.connections WHERE id = $1 FOR UPDATE) previous
+     FROM (SELECT id, status FROM publisher.connections WHERE id = $1 FOR NO KEY UPDATE) previous
      WHERE c.id = previous.id
      RETURNING c.account_id AS "accountId", c.platform, c.account_name AS "accountName",
        previous.status = 'active' AS "wasActive"`,
@@ -164,7 +164,7 @@ export async function upsertConnection(
   const codec = secretsCodec(sealer);
   const [existing] = await tx.query<ConnectionRow>(
     `SELECT ${COLUMNS} FROM publisher.connections
-     WHERE account_id = $1 AND platform = $2 AND platform_account_id = $3 FOR UPDATE`,
+     WHERE account_id = $1 AND platform = $2 AND platform_account_id = $3 FOR NO KEY UPDATE`,
     [input.accountId, input.platform, input.platformAccountId],
   );
   if (existing) {

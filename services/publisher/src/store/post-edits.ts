@@ -40,8 +40,8 @@ type LockedTarget = { id: string; connectionId: string; platform: Platform; star
 
 /**
  * Writes a checked edit of a scheduled post, all of it or nothing, in one transaction that locks
- * the post and then its targets (`FOR UPDATE`, the order settlements and cancels take): every
- * target must still be `scheduled` and unclaimed, and the post as the edit was checked against.
+ * the post (`FOR NO KEY UPDATE`, see targets.ts) and then its targets (`FOR UPDATE`), the order
+ * settlements and cancels take: every target must still be `scheduled` and unclaimed, and the post as the edit was checked against.
  * A worker's claim takes targets with `FOR UPDATE SKIP LOCKED`, so it either claimed one before
  * (this edit then finds it claimed, writes nothing and answers `started`) or passes them over
  * until the edit commits (and then runs the edited post). Targets of connections no longer named
@@ -90,7 +90,7 @@ async function lockPost(tx: Queryable, change: PostChange): Promise<LockedPost |
     `SELECT status, scheduled_for AS "scheduledFor",
        (content = $3::jsonb AND connection_ids = $4::text[] AND scheduled_for IS NOT DISTINCT FROM $5::timestamptz)
          AS unchanged
-     FROM publisher.posts WHERE id = $1 AND account_id = $2 FOR UPDATE`,
+     FROM publisher.posts WHERE id = $1 AND account_id = $2 FOR NO KEY UPDATE`,
     [
       change.postId,
       change.accountId,

@@ -51,7 +51,7 @@ export async function recordCopiesDeleted(
   const { postId, now } = input;
   if (input.removed.length === 0) return new Map();
   return db.transaction(async (tx) => {
-    await tx.query("SELECT id FROM publisher.posts WHERE id = $1 FOR UPDATE", [postId]);
+    await tx.query("SELECT id FROM publisher.posts WHERE id = $1 FOR NO KEY UPDATE", [postId]);
     const marked = await tx.query<{ id: string }>(
       `UPDATE publisher.post_targets SET deleted_at = $3, updated_at = $3
        WHERE post_id = $1 AND id = ANY($2::text[]) AND status = 'published' AND deleted_at IS NULL

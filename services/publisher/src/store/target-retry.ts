@@ -53,7 +53,7 @@ type TargetFacts = RetryCandidate & {
 export async function retryFailedTargets(db: Database, request: RetryRequest): Promise<RetryResult> {
   const { postId, now } = request;
   return db.transaction(async (tx): Promise<RetryResult> => {
-    await tx.query("SELECT id FROM publisher.posts WHERE id = $1 FOR UPDATE", [postId]);
+    await tx.query("SELECT id FROM publisher.posts WHERE id = $1 FOR NO KEY UPDATE", [postId]);
     const targets = await targetFacts(tx, postId);
     const plan = planRetry(targets, { force: request.force, connectionIds: request.connectionIds });
     if (plan.kind !== "run") return plan;

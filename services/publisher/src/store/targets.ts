@@ -252,7 +252,7 @@ export async function settleTarget(
     // asynchronously: lost in a crash, the target runs again and resumes from its handle.
     if (settlement.kind !== "failed") await tx.query("SET LOCAL synchronous_commit = off");
     const [post] = await tx.query<{ status: PostStatus }>(
-      "SELECT status FROM publisher.posts WHERE id = $1 FOR UPDATE",
+      "SELECT status FROM publisher.posts WHERE id = $1 FOR NO KEY UPDATE",
       [target.postId],
     );
     // The update's own row is seen through RETURNING (a statement does not see its own writes).
@@ -285,8 +285,14 @@ async function writePostStatus(tx: Queryable, postId: string, status: PostStatus
   if (changed) await recordPostStatus(tx, { id: postId, accountId: changed.accountId }, status, now);
 }
 
+/**
+ * Locks a post against other writers of it. `FOR NO KEY UPDATE`, never `FOR UPDATE`: a worker's
+ * claim holds its target's lock while it writes history rows that reference the post, which takes
+ * a key-share lock on the post; `FOR UPDATE` conflicts with that, and a writer holding the post
+ * while waiting for the target would deadlock with the claim. Posts are never deleted or re-keyed.
+ */
 async function lockPost(tx: Queryable, postId: string): Promise<void> {
-  await tx.query("SELECT id FROM publisher.posts WHERE id = $1 FOR UPDATE", [postId]);
+  await tx.query("SELECT id FROM publisher.posts WHERE id = $1 FOR NO KEY UPDATE", [postId]);
 }
 
 /** Re-derives a post's stored status from its targets'. The caller holds the post's row lock. */
@@ -366,7 +372,7 @@ export async function cancelScheduledPost(db: Database, postId: string, now: Dat
     .transaction(async (tx) => {
       const [post] = await tx.query<{ status: string; accountId: string; scheduledFor: Date | null }>(
         `SELECT status, account_id AS "accountId", scheduled_for AS "scheduledFor"
-         FROM publisher.posts WHERE id = $1 FOR UPDATE`,
+         FROM publisher.posts WHERE id = $1 FOR NO KEY UPDATE`,
         [postId],
       );
       if (post?.status !== "scheduled") return false;

@@ -49,7 +49,7 @@ export async function createEndpoint(
   now: Date,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string } | "limit"> {
   return db.transaction(async (tx) => {
-    await tx.query("SELECT id FROM publisher.accounts WHERE id = $1 FOR UPDATE", [input.accountId]);
+    await tx.query("SELECT id FROM publisher.accounts WHERE id = $1 FOR NO KEY UPDATE", [input.accountId]);
     const [count] = await tx.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM publisher.webhook_endpoints WHERE account_id = $1",
       [input.accountId],

@@ -1,5 +1,5 @@
 import type { Database, Queryable } from "@app/db";
-import { json, openSecondHandle, test } from "@app/testkit";
+import { holdTransaction, json, openSecondHandle, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { appendEvent, listEvents } from "../../src/store/events.ts";
 import { waitFor } from "../publishing-support.ts";
@@ -12,38 +12,8 @@ import { call, publisherApp, seedAccount } from "../support.ts";
 
 const NOW = new Date("2026-06-15T06:00:00Z");
 
+/** What a writer throws to roll its transaction back. */
 class Rollback extends Error {}
-
-/** A transaction held open on `handle` until the test commits or rolls it back (the first decision holds). */
-function heldTransaction(handle: Database) {
-  let decide!: (commit: boolean) => void;
-  const decision = new Promise<boolean>((resolve) => {
-    decide = resolve;
-  });
-  let opened!: (tx: Queryable) => void;
-  const tx = new Promise<Queryable>((resolve) => {
-    opened = resolve;
-  });
-  const done = handle
-    .transaction(async (inner) => {
-      opened(inner);
-      if (!(await decision)) throw new Rollback();
-    })
-    .catch((error: unknown) => {
-      if (!(error instanceof Rollback)) throw error;
-    });
-  return {
-    tx,
-    commit: () => {
-      decide(true);
-      return done;
-    },
-    rollback: () => {
-      decide(false);
-      return done;
-    },
-  };
-}
 
 const event = (accountId: string, n: number) => ({ accountId, type: "post.scheduled" as const, data: { n } });
 
@@ -54,8 +24,8 @@ describe("the events feed under concurrent writers", () => {
     const { accountId } = await seedAccount(db);
     const [first, second] = [await openSecondHandle(db), await openSecondHandle(db)];
     // B's transaction starts first (its id is older); A then writes an event, and B another.
-    const b = heldTransaction(second);
-    const a = heldTransaction(first);
+    const b = holdTransaction(second);
+    const a = holdTransaction(first);
     try {
       const bTx = await b.tx;
       await bTx.query("SELECT pg_current_xact_id()");
@@ -102,7 +72,7 @@ describe("the events feed under concurrent writers", () => {
   }) => {
     const { accountId } = await seedAccount(db);
     const [first, second] = [await openSecondHandle(db), await openSecondHandle(db)];
-    const a = heldTransaction(first);
+    const a = holdTransaction(first);
     try {
       const early = await appendEvent(await a.tx, event(accountId, 1), NOW);
       const late = await second.transaction((tx) => appendEvent(tx, event(accountId, 2), NOW));

@@ -1,0 +1,68 @@
+import type { Database } from "@app/db";
+import { holdTransaction, openSecondHandle, test } from "@app/testkit";
+import { describe, expect } from "vitest";
+import { cancelScheduledPost, claimLockedTargets, lockDueCandidates } from "../../src/store/targets.ts";
+import { content, insertPost, targetsOf, waitFor } from "../publishing-support.ts";
+import { seedAccount, seedConnection } from "../support.ts";
+
+/**
+ * A worker's claim locks a target, then writes its history (a row that references the post, so
+ * PostgreSQL takes a key-share lock on the post). A writer that locks the post first (a cancel,
+ * an edit, a settlement) must not take a lock that conflicts with that key-share lock, or the
+ * two deadlock. PostgreSQL only (`*.postgres.test.ts`): on PGlite every transaction runs alone.
+ */
+
+/** Waits until a statement on another connection is waiting for a row lock. */
+function waitForLockWait(db: Database, statement: string) {
+  return waitFor(async () => {
+    const [waiting] = await db.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM pg_stat_activity
+       WHERE wait_event_type = 'Lock' AND query LIKE $1`,
+      [`%${statement}%`],
+    );
+    return (waiting?.count ?? 0) > 0;
+  }, `a statement waiting on a lock: ${statement}`);
+}
+
+describe("the post's lock and a worker's claim", () => {
+  test("a cancel waiting on a target a worker is claiming loses the race cleanly instead of deadlocking", async ({
+    db,
+  }) => {
+    const { accountId } = await seedAccount(db);
+    const connection = await seedConnection(db, accountId, "bluesky");
+    const postId = await insertPost(db, {
+      accountId,
+      connections: [{ id: connection, platform: "bluesky" }],
+      content: content({ caption: "raced" }),
+    });
+    const worker = await openSecondHandle(db);
+    const claim = holdTransaction(worker);
+    try {
+      const now = new Date();
+      const tx = await claim.tx;
+      const locked = await lockDueCandidates(tx, { now, limit: 10 });
+      expect(locked.map((row) => row.id)).toHaveLength(1);
+
+      // The cancel locks the post, then waits for the target the worker holds.
+      const cancel = cancelScheduledPost(db, postId, now);
+      await waitForLockWait(db, "SET status = 'canceled'");
+
+      // The worker's claim writes its history meanwhile, and commits.
+      const claimed = await claimLockedTargets(tx, {
+        ids: locked.map((row) => row.id),
+        workerId: "lock-order",
+        now,
+        leaseUntil: new Date(now.getTime() + 60_000),
+      });
+      expect(claimed).toHaveLength(1);
+      await claim.commit();
+
+      expect(await cancel).toBe(false);
+      const [target] = await targetsOf(db, postId);
+      expect(target?.status).toBe("publishing");
+    } finally {
+      await claim.rollback();
+      await worker.close();
+    }
+  });
+});
