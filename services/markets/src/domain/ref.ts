@@ -8,14 +8,25 @@ export const MAX_REF_LENGTH = 512;
 /** Printable ASCII and any non-control character, no whitespace other than a plain space. */
 export const PRINTABLE_REF = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u;
 
-const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;
+/** A condition id: `0x` and 64 hex digits, in any letter case (the prefix too); kept in lower case. */
+export const CONDITION_ID = /^0x[0-9a-f]{64}$/i;
 /** Token ids are 256-bit integers printed in decimal (about 70–78 digits); 20 digits or more. */
 const TOKEN_ID = /^\d{20,80}$/;
 /** Event and market ids are small integers printed as text. */
 const NUMERIC_ID = /^\d{1,19}$/;
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const SITE_URL = /^(?:https?:\/\/)?(?:www\.)?polymarket\.com(?=[/?#]|$)/i;
-const LOCALE = /^[a-z]{2}$/;
+const SITE_HOST = String.raw`(?:www\.)?polymarket\.com`;
+/**
+ * The site's origin as a user pastes it: https, http or no scheme; a port only when it is the
+ * scheme's default, spelled as such (`:443` on https, `:80` on http), which names the same URL.
+ */
+const SITE_URL = new RegExp(
+  `^(?:https://${SITE_HOST}(?::443)?|http://${SITE_HOST}(?::80)?|${SITE_HOST})(?=[/?#]|$)`,
+  "i",
+);
+/** The site's host followed by a port: one {@link SITE_URL} does not take. */
+const SITE_WITH_PORT = new RegExp(`^(?:[a-z][a-z0-9+.-]*://)?${SITE_HOST}:`, "i");
+const LOCALE = /^[a-z]{2}$/i;
 
 /** What a ref is, by its syntax alone. */
 export type RefKind =
@@ -42,7 +53,9 @@ function classifyUrl(ref: string): RefKind {
   const rest = ref.replace(SITE_URL, "").replace(/[?#].*$/s, "");
   const segments = rest.split("/").filter((segment) => segment !== "");
   if (segments[0] !== undefined && LOCALE.test(segments[0]) && segments.length > 1) segments.shift();
-  const [section, first, second, ...extra] = segments;
+  const [rawSection, first, second, ...extra] = segments;
+  // Path sections in any letter case, as slugs are (`/EVENT/<slug>`).
+  const section = rawSection?.toLowerCase();
   const malformed = {
     kind: "malformed",
     reason: "A Polymarket URL must be /event/<slug>[/<market-slug>] or /market/<slug>.",
@@ -67,6 +80,12 @@ export function classifyRef(raw: string): RefKind {
   const ref = raw.trim();
   if (ref === "") return { kind: "malformed", reason: "The ref is empty." };
   if (SITE_URL.test(ref)) return classifyUrl(ref);
+  if (SITE_WITH_PORT.test(ref)) {
+    return {
+      kind: "malformed",
+      reason: "A polymarket.com URL takes no port but its scheme's default (:443 on https, :80 on http).",
+    };
+  }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(ref)) {
     return { kind: "malformed", reason: "Only polymarket.com URLs are understood." };
   }

@@ -1,4 +1,5 @@
 import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
+import { CONDITION_ID } from "../domain/ref.ts";
 import { formatMicro } from "../domain/units.ts";
 import { MarketsError } from "../errors.ts";
 import { resolveMarket } from "../store/resolution.ts";
@@ -7,7 +8,7 @@ import { type MarketsApp, OPERATOR_SECURITY, operatorGuard, type RouteDeps } fro
 const ResolveParams = z.object({
   conditionId: z
     .string()
-    .regex(/^0x[0-9a-fA-F]{64}$/, "must be a condition id (0x + 64 hex)")
+    .regex(CONDITION_ID, "must be a condition id (0x + 64 hex, any case)")
     .openapi({ param: { name: "conditionId", in: "path" } }),
 });
 

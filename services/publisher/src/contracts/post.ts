@@ -53,4 +53,6 @@ export type TargetOutcome = {
   url: string | null;
   error: string | null;
   attempts: number;
+  /** When the published copy was removed from its platform (`DELETE …/published`); null while it stands. */
+  deletedAt: Date | null;
 };

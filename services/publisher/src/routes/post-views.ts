@@ -33,6 +33,10 @@ export const TargetOutcomeSchema = z
     url: z.string().nullable(),
     error: z.string().nullable(),
     attempts: z.number().int(),
+    deletedAt: z.string().nullable().openapi({
+      description:
+        "When the published copy was removed from its platform (ISO 8601 UTC); null while it stands. The status stays `published`",
+    }),
   })
   .openapi("TargetOutcome");
 
@@ -70,5 +74,6 @@ export function targetView(outcome: TargetOutcome) {
     url: outcome.url,
     error: outcome.error,
     attempts: outcome.attempts,
+    deletedAt: outcome.deletedAt ? toIso(outcome.deletedAt) : null,
   };
 }

@@ -199,7 +199,7 @@ export async function findPost(
 export async function targetOutcomes(db: Queryable, postId: string): Promise<TargetOutcome[]> {
   return db.query<TargetOutcome>(
     `SELECT t.connection_id AS "connectionId", t.platform, t.status, t.platform_post_id AS "platformPostId",
-            t.url, t.error, t.attempts
+            t.url, t.error, t.attempts, t.deleted_at AS "deletedAt"
      FROM publisher.post_targets t JOIN publisher.posts p ON p.id = t.post_id
      WHERE t.post_id = $1 ORDER BY array_position(p.connection_ids, t.connection_id)`,
     [postId],

@@ -17,6 +17,8 @@ export type DeliveredEvent = {
 /** A delivery a worker holds (its lease) for one attempt, with what the attempt needs. */
 export type ClaimedDelivery = {
   id: string;
+  /** The endpoint's account (a process holds each account to its share of its own slots). */
+  accountId: string;
   /** This attempt's number within the delivery (1 for the first). */
   attempt: number;
   /** The claim's own token: the settlement is conditional on it. */
@@ -41,10 +43,20 @@ export type ClaimLimits = {
   perEndpoint?: number;
   /** Deliveries of one account's endpoints in flight at once, every worker's leases counted. */
   perAccount?: number;
+  /**
+   * This process's own share: deliveries of one account it may hold at once, counting those it
+   * holds already (`held`, by account). Unset: no share of its own beyond `perAccount`.
+   */
+  processShare?: { perAccount: number; held: ReadonlyMap<string, number> };
 };
 
-/** The shares in flight a claim holds to unless told otherwise. */
-export const DEFAULT_CLAIM_SHARES = { perEndpoint: 16, perAccount: 16 } as const;
+/**
+ * The shares in flight a claim holds to unless told otherwise, every process counted: what one
+ * receiver and one account may be sent at once. A process also holds each account to half of its
+ * own slots (delivery-worker.ts), which is what keeps one account's hanging receivers from taking
+ * every slot.
+ */
+export const DEFAULT_CLAIM_SHARES = { perEndpoint: 64, perAccount: 64 } as const;
 
 /** Claims run one at a time across processes, so that each counts the leases of those before. */
 const CLAIM_LOCK = "SELECT pg_advisory_xact_lock(hashtext('publisher.webhook_claim'))";
@@ -53,8 +65,9 @@ const CLAIM_LOCK = "SELECT pg_advisory_xact_lock(hashtext('publisher.webhook_cla
  * Claims up to `limit` due deliveries for `workerId`, shared fairly: only of enabled endpoints
  * not paused (an endpoint timing out is paused as a whole: retry-schedule.ts), at most
  * `perEndpoint` in flight per endpoint and `perAccount` per account ({@link DEFAULT_CLAIM_SHARES}
- * unless told) (the live leases of every
- * worker counted: claims take turns under a transaction-scoped advisory lock), each endpoint's
+ * unless told; the live leases of every worker counted: claims take turns under a
+ * transaction-scoped advisory lock) and, with `processShare`, at most its `perAccount` held by
+ * this process (its own count, which it keeps), each endpoint's
  * oldest due first and the accounts served in turn (each account's first, then each one's
  * second, …), so that one account's backlog or hanging receivers never fill every slot. The
  * endpoints are found by a skip scan of the pending deliveries' index (one probe per endpoint with
@@ -69,6 +82,7 @@ export async function claimDueDeliveries(
 ): Promise<ClaimedDelivery[]> {
   const perEndpoint = input.perEndpoint ?? DEFAULT_CLAIM_SHARES.perEndpoint;
   const perAccount = input.perAccount ?? DEFAULT_CLAIM_SHARES.perAccount;
+  const held = input.processShare?.held ?? new Map<string, number>();
   if (input.limit <= 0 || perEndpoint <= 0 || perAccount <= 0) return [];
   const rows = await db.transaction(async (tx) => {
     // Lost in a crash, a claim is a delivery due again: no disk flush of its own.
@@ -91,7 +105,7 @@ export async function claimDueDeliveries(
          FROM endpoint_busy b JOIN publisher.webhook_endpoints w ON w.id = b.endpoint_id
          GROUP BY w.account_id),
        candidates AS (
-         SELECT d.id, d.next_attempt_at, COALESCE(a.n, 0) AS account_busy,
+         SELECT d.id, d.next_attempt_at, w.account_id, COALESCE(a.n, 0) AS account_busy,
            row_number() OVER (PARTITION BY w.account_id ORDER BY d.next_attempt_at, d.id) AS account_rank
          FROM pending_endpoints p
            JOIN publisher.webhook_endpoints w ON w.id = p.endpoint_id
@@ -106,8 +120,10 @@ export async function claimDueDeliveries(
          WHERE w.enabled AND (w.paused_until IS NULL OR w.paused_until <= $1)
            AND COALESCE(a.n, 0) < $6::int),
        picked AS (
-         SELECT id FROM candidates WHERE account_rank <= $6::int - account_busy
-         ORDER BY account_rank, next_attempt_at, id LIMIT $2),
+         SELECT c.id FROM candidates c
+           LEFT JOIN unnest($7::text[], $8::int[]) AS held(account_id, n) ON held.account_id = c.account_id
+         WHERE c.account_rank <= LEAST($6::int - c.account_busy, $9::int - COALESCE(held.n, 0))
+         ORDER BY c.account_rank, c.next_attempt_at, c.id LIMIT $2),
        due AS (
          SELECT d.id FROM publisher.webhook_deliveries d
          WHERE d.id IN (SELECT id FROM picked) AND d.status = 'pending'
@@ -121,7 +137,7 @@ export async function claimDueDeliveries(
        started AS (
          INSERT INTO publisher.webhook_attempts (delivery_id, number, worker_id, started_at)
          SELECT id, attempts, $4, $1 FROM claimed)
-       SELECT c.id, c.attempts AS attempt, c.lease_token AS "leaseToken", c.final_attempt AS "finalAttempt",
+       SELECT c.id, w.account_id AS "accountId", c.attempts AS attempt, c.lease_token AS "leaseToken", c.final_attempt AS "finalAttempt",
          w.id AS "endpointId", w.url, w.secret, w.previous_secret AS "previousSecret",
          w.previous_secret_until AS "previousSecretUntil",
          (w.consecutive_failures > 0 OR w.consecutive_timeouts > 0 OR w.paused_until IS NOT NULL) AS failing,
@@ -130,11 +146,22 @@ export async function claimDueDeliveries(
        FROM claimed c
          JOIN publisher.webhook_endpoints w ON w.id = c.endpoint_id
          JOIN publisher.events e ON e.id = c.event_id`,
-      [input.now, input.limit, input.leaseUntil, input.workerId, perEndpoint, perAccount],
+      [
+        input.now,
+        input.limit,
+        input.leaseUntil,
+        input.workerId,
+        perEndpoint,
+        perAccount,
+        [...held.keys()],
+        [...held.values()],
+        input.processShare?.perAccount ?? perAccount,
+      ],
     );
   });
   return rows.map((row) => ({
     id: row.id,
+    accountId: row.accountId,
     attempt: row.attempt,
     leaseToken: row.leaseToken,
     finalAttempt: row.finalAttempt,

@@ -25,8 +25,9 @@ export const WEBHOOK_WORKER_DEFAULTS = {
   /** Deliveries of one endpoint in flight at once, across every process. */
   endpointInFlight: DEFAULT_CLAIM_SHARES.perEndpoint,
   /**
-   * Deliveries of one account in flight at once, across every process; never more than half of
-   * this process's slots, so that one account's hanging receivers always leave room for others.
+   * Deliveries of one account in flight at once, across every process. Each process also holds an
+   * account to half of its own slots, so that one account's hanging receivers always leave room
+   * for others.
    */
   accountInFlight: DEFAULT_CLAIM_SHARES.perAccount,
 } as const;
@@ -49,9 +50,8 @@ export type WebhookWorkerOptions = {
   accountInFlight?: number;
 };
 
-/** What one account may hold in flight in a process of `slots` slots: at most half of them. */
-const accountShare = (slots: number, accountInFlight: number): number =>
-  Math.max(1, Math.min(accountInFlight, Math.floor(slots / 2)));
+/** What one account may hold in flight in a process of `slots` slots: half of them (at least one). */
+const processAccountShare = (slots: number): number => Math.max(1, Math.floor(slots / 2));
 
 /** What the webhook worker is built from. */
 export type WebhookWorkerDeps = {
@@ -103,7 +103,11 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
     }
   }
 
-  async function claim(limit: number, options: ClaimOptions): Promise<ClaimedDelivery[]> {
+  async function claim(
+    limit: number,
+    options: ClaimOptions,
+    held: ReadonlyMap<string, number>,
+  ): Promise<ClaimedDelivery[]> {
     const now = clock.now();
     return claimDueDeliveries(deps.db, {
       workerId: deps.workerId,
@@ -111,7 +115,8 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       leaseUntil: new Date(now.getTime() + options.leaseMs),
       limit,
       perEndpoint: options.endpointInFlight,
-      perAccount: accountShare(options.concurrency, options.accountInFlight),
+      perAccount: options.accountInFlight,
+      processShare: { perAccount: processAccountShare(options.concurrency), held },
     });
   }
 
@@ -147,7 +152,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   return {
     fanOut: () => fanOut(),
     async deliverDue(limit = WEBHOOK_WORKER_DEFAULTS.concurrency) {
-      const claimed = await claim(limit, { ...WEBHOOK_WORKER_DEFAULTS, concurrency: limit });
+      const claimed = await claim(limit, { ...WEBHOOK_WORKER_DEFAULTS, concurrency: limit }, new Map());
       return Promise.all(claimed.map(attempt));
     },
     start(options = {}) {
@@ -167,7 +172,7 @@ type ClaimOptions = Pick<
 
 type LoopParts = {
   fanOut(batch: number): Promise<number>;
-  claim(limit: number, options: ClaimOptions): Promise<ClaimedDelivery[]>;
+  claim(limit: number, options: ClaimOptions, held: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]>;
   attempt(claimed: ClaimedDelivery): Promise<Settlement>;
   logger: Logger;
   close(): void;
@@ -181,6 +186,8 @@ type LoopParts = {
 function runLoop(options: Required<WebhookWorkerOptions>, parts: LoopParts): Stoppable {
   let running = true;
   let active = 0;
+  /** This process's attempts in flight, by account (what its share of each is counted from). */
+  const heldByAccount = new Map<string, number>();
   const inFlight = new Set<Promise<unknown>>();
   // A finished attempt wakes the loop; one that finishes while the loop is claiming (not pausing)
   // makes its next pause end at once.
@@ -211,9 +218,10 @@ function runLoop(options: Required<WebhookWorkerOptions>, parts: LoopParts): Sto
     }
     const free = options.concurrency - active;
     if (free <= 0) return false;
-    const claimed = await parts.claim(free, options);
+    const claimed = await parts.claim(free, options, heldByAccount);
     for (const delivery of claimed) {
       active += 1;
+      heldByAccount.set(delivery.accountId, (heldByAccount.get(delivery.accountId) ?? 0) + 1);
       const run = parts
         .attempt(delivery)
         .catch((error: unknown) =>
@@ -221,6 +229,9 @@ function runLoop(options: Required<WebhookWorkerOptions>, parts: LoopParts): Sto
         )
         .finally(() => {
           active -= 1;
+          const left = (heldByAccount.get(delivery.accountId) ?? 1) - 1;
+          if (left > 0) heldByAccount.set(delivery.accountId, left);
+          else heldByAccount.delete(delivery.accountId);
           inFlight.delete(run);
           wake();
         });

@@ -168,6 +168,36 @@ describe("DELETE /api/v1/posts/{id}/published", () => {
       ).toHaveLength(2);
     });
 
+    test("GET /api/v1/posts/{id} then shows each removed copy's deletedAt; the copy that stays has none", async ({
+      db,
+    }) => {
+      const demo = await setup(db);
+      const url = twins.storage.put("read-after.mp4", mediaFile("mp4", 300_000, 5).bytes, "video/mp4");
+      const postId = await published(
+        db,
+        [
+          { id: demo.connections.tiktok, platform: "tiktok" },
+          { id: demo.connections.youtube, platform: "youtube" },
+        ],
+        content({ caption: "Read after removal", mediaItems: [{ url, mediaType: "VIDEO" }] }),
+      );
+      const read = async () =>
+        json(await app.request(`/api/v1/posts/${postId}`, { headers: { "x-api-key": key } }));
+      expect((await read()).targets.map((t: { deletedAt: unknown }) => t.deletedAt)).toEqual([null, null]);
+
+      const removal = await jsonOf(await remove(postId), DeletePublishedAnswerSchema);
+      const after = await read();
+      expect(after.targets).toEqual([
+        expect.objectContaining({ platform: "tiktok", status: "published", deletedAt: null }),
+        expect.objectContaining({
+          platform: "youtube",
+          status: "published",
+          deletedAt: removal.targets[1]?.deletedAt,
+        }),
+      ]);
+      expect(removal.targets[1]?.deletedAt).toMatch(/Z$/);
+    });
+
     test("deleting again asks no platform: the copies are reported deleted when they were, and no second event", async ({
       db,
     }) => {

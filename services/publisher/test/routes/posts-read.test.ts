@@ -142,6 +142,7 @@ describe("GET /api/v1/posts/{id}: success and errors", () => {
         url: null,
         error: "spam_risk_too_many_posts",
         attempts: 1,
+        deletedAt: null,
       },
       {
         connectionId: bluesky,
@@ -151,6 +152,7 @@ describe("GET /api/v1/posts/{id}: success and errors", () => {
         url: "https://bsky.app/profile/x/post/3kabc",
         error: null,
         attempts: 1,
+        deletedAt: null,
       },
     ]);
   });

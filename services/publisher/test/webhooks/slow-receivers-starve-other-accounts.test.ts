@@ -1,7 +1,7 @@
 import type { Database } from "@app/db";
 import { type FakeClock, test } from "@app/testkit";
 import { describe, expect } from "vitest";
-import { type ClaimedDelivery, claimDueDeliveries } from "../../src/webhooks/delivery-store.ts";
+import { type ClaimedDelivery, type ClaimLimits, claimDueDeliveries } from "../../src/webhooks/delivery-store.ts";
 import { createEndpoint } from "../../src/webhooks/endpoint-store.ts";
 import { createFakeSender } from "../../src/webhooks/sender.fake.ts";
 import { seedAccount } from "../support.ts";
@@ -50,7 +50,7 @@ async function claimedByAccount(db: Database, claimed: ClaimedDelivery[]): Promi
 function claim(
   db: Database,
   clock: FakeClock,
-  limits: { limit: number; perEndpoint: number; perAccount: number },
+  limits: ClaimLimits & { perEndpoint: number; perAccount: number },
 ) {
   const now = clock.now();
   return claimDueDeliveries(db, {
@@ -114,6 +114,32 @@ describe("slow receivers starving other accounts' webhooks", () => {
     clock.advance(LEASE_MS + 1);
     const after = await claim(db, clock, limits);
     expect((await claimedByAccount(db, after))[attacker.accountId]).toBe(2);
+  });
+
+  test("a process holds an account to its own share, counting what it holds already, whatever the shared caps allow", async ({
+    db,
+  }) => {
+    await db.query("DELETE FROM publisher.webhook_endpoints");
+    const { clock } = webhookApp(db, { now: "2026-06-15T06:00:00Z" });
+    const busy = await accountWithEndpoints(db, clock, 4);
+    const other = await accountWithEndpoints(db, clock, 1);
+    clock.advance(1_000);
+    await recordEvents(db, clock, busy.accountId, 3);
+    await recordEvents(db, clock, other.accountId, 2);
+    clock.advance(1_000);
+    const shared = { limit: 50, perEndpoint: 50, perAccount: 50 };
+
+    // The process already holds one of the busy account's deliveries and two of the other's.
+    const held = new Map([
+      [busy.accountId, 1],
+      [other.accountId, 2],
+    ]);
+    const claimed = await claim(db, clock, { ...shared, processShare: { perAccount: 3, held } });
+    expect(await claimedByAccount(db, claimed)).toEqual({ [busy.accountId]: 2, [other.accountId]: 1 });
+
+    // Another process, holding nothing, takes its own share of what is left.
+    const elsewhere = await claim(db, clock, { ...shared, processShare: { perAccount: 3, held: new Map() } });
+    expect(await claimedByAccount(db, elsewhere)).toEqual({ [busy.accountId]: 3, [other.accountId]: 1 });
   });
 
   test("one endpoint has at most its share in flight, the oldest due first", async ({ db }) => {

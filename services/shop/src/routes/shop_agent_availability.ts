@@ -16,7 +16,8 @@ import {
 export const AVAILABILITY_DAYS = { min: 1, max: 31, default: 7 } as const;
 export const PARTY_SIZE = { min: 1, max: 100, default: 1 } as const;
 
-const AvailabilityQuery = z.object({
+/** Strict: a parameter the route does not take (a misspelt `partysize`) is refused, not ignored. */
+const AvailabilityQuery = z.strictObject({
   service: z
     .string()
     .min(1)

@@ -24,6 +24,9 @@ const NewBooking = z
   })
   .openapi("NewBooking");
 
+/** The booking takes everything in its body: any query parameter is refused, not ignored. */
+const NoQuery = z.strictObject({});
+
 const BookingSchema = z
   .object({
     id: z.string().openapi({ example: "bkg_3kTq…" }),
@@ -46,10 +49,13 @@ export function registerShopBookingCreate(app: ShopApp, deps: RouteDeps): void {
     summary: "Book an open slot",
     security: SHOP_KEY_SECURITY,
     middleware: shopKeyGuard(deps, "booking"),
-    request: { body: { required: true, content: { "application/json": { schema: NewBooking } } } },
+    request: {
+      query: NoQuery,
+      body: { required: true, content: { "application/json": { schema: NewBooking } } },
+    },
     responses: {
       201: jsonResponse(z.object({ booking: BookingSchema }), "Booked"),
-      400: errorResponseSpec("Invalid body (VALIDATION_FAILED, MALFORMED_JSON)"),
+      400: errorResponseSpec("Invalid body or a query parameter (VALIDATION_FAILED, MALFORMED_JSON)"),
       ...SHOP_KEY_RESPONSES,
       404: errorResponseSpec("The shop has no such service (SERVICE_NOT_FOUND)"),
       409: errorResponseSpec("No open slot starts then for this party (SLOT_UNAVAILABLE)"),
