@@ -124,7 +124,10 @@ export async function benchPublisherWebhooks(): Promise<void> {
   }
 }
 
-/** The receiver alone: Standard Webhooks-sized POSTs at the workers' default combined concurrency. */
+/**
+ * The receiver alone: Standard Webhooks-sized POSTs at what the workers may send one account at
+ * once by default (half of each one's 64 slots).
+ */
 async function receiverAlone(origin: string): Promise<FixedResult> {
   const body = JSON.stringify({
     type: "target.published",
@@ -137,7 +140,7 @@ async function receiverAlone(origin: string): Promise<FixedResult> {
     headers: { "content-type": "application/json", "webhook-id": `evt_baseline_${index}` },
     body,
   }));
-  return runFixed(origin, requests, { concurrency: WORKERS * 16, maxSeconds: 5 });
+  return runFixed(origin, requests, { concurrency: WORKERS * 32, maxSeconds: 5 });
 }
 
 type Outcome = {
@@ -225,8 +228,8 @@ function print(result: Outcome, baseline: FixedResult): void {
   const note = TARGETS === FULL_TARGETS ? "" : ` (BENCH_TARGETS=${TARGETS}, not ${FULL_TARGETS})`;
   const settings =
     WEBHOOK_CONCURRENCY || WEBHOOK_POLL_MS
-      ? `webhook concurrency ${WEBHOOK_CONCURRENCY ?? "32"}, poll ${WEBHOOK_POLL_MS ?? "500"} ms: set by BENCH_WEBHOOK_*`
-      : "webhook concurrency 32, poll 500 ms: the service's defaults";
+      ? `webhook concurrency ${WEBHOOK_CONCURRENCY ?? "64"}, poll ${WEBHOOK_POLL_MS ?? "500"} ms: set by BENCH_WEBHOOK_*`
+      : "webhook concurrency 64, poll 500 ms: the service's defaults";
   out(
     `  ${WORKERS} worker processes (src/worker.ts, ${settings}) on PostgreSQL${note}: the events of ` +
       `${result.published}/${TARGETS} published targets, from the outbox to a receiver in the bench process. ` +

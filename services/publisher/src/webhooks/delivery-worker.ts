@@ -14,8 +14,8 @@ import type { WebhookSender } from "./sender.ts";
 
 /** How a process's webhook worker runs unless told otherwise (and the configuration's defaults). */
 export const WEBHOOK_WORKER_DEFAULTS = {
-  /** Attempts in flight at once in this process. */
-  concurrency: 32,
+  /** Attempts in flight at once in this process (one account holds at most half of them). */
+  concurrency: 64,
   /** How long to wait before looking again when nothing was due. */
   pollIntervalMs: 500,
   /** How long a claimed delivery is held (well past the sender's 15 s limit). */

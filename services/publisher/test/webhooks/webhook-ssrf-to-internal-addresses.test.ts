@@ -13,6 +13,8 @@ const FORBIDDEN = [
   "http://[::1]:8080/",
   "http://10.0.0.5/hook",
   "http://localhost:3002/hook",
+  "http://localhost.:3002/hook",
+  "http://api.localhost./hook",
   "http://[fd00:ec2::254]/",
 ];
 
