@@ -216,6 +216,8 @@ function runLoop(options: Required<WebhookWorkerOptions>, parts: LoopParts): Sto
       lastFanOut = performance.now();
       await parts.fanOut(options.fanOutBatch);
     }
+    // Stopped while fanning out (a backlog's fan-out runs batch after batch): claim nothing more.
+    if (!running) return false;
     const free = options.concurrency - active;
     if (free <= 0) return false;
     const claimed = await parts.claim(free, options, heldByAccount);

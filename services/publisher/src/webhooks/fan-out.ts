@@ -18,6 +18,9 @@ export type FanOutResult = { events: number; deliveries: number } | "busy";
  * when it lists none) that happened since it was created, while it is enabled. The unique
  * (event, endpoint) pair makes a second delivery of the same event impossible. The events committed
  * since the last read are placed in the feed first, in their own transaction (`sequenceEvents`).
+ * The endpoints are read `FOR KEY SHARE` (the lock each delivery's foreign key takes anyway, taken
+ * as they are read): one being deleted meanwhile is waited for and left out, where a delivery made
+ * for it would fail the whole batch once the deletion commits.
  */
 export async function fanOutEvents(db: Database, input: { now: Date; batch: number }): Promise<FanOutResult> {
   await sequenceEvents(db);
@@ -38,6 +41,7 @@ export async function fanOutEvents(db: Database, input: { now: Date; batch: numb
        JOIN publisher.webhook_endpoints w ON w.account_id = e.account_id
        WHERE w.enabled AND (w.event_types IS NULL OR e.type = ANY(w.event_types))
          AND w.created_at <= e.occurred_at
+       FOR KEY SHARE OF w
        ON CONFLICT (event_id, endpoint_id) DO NOTHING
        RETURNING 1`,
       [

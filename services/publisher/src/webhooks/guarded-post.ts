@@ -66,9 +66,12 @@ export function createGuardedSender(
   limits: GuardedPostLimits = DEFAULT_POST_LIMITS,
 ): WebhookSender {
   const lookup = addressCheckedLookup((address) => mayConnect(address, policy));
+  // No cap on connections to one host: an attempt's time limit runs from the moment it is sent, so
+  // one waiting in the pool for a connection would time out against a receiver that never got it.
+  // The worker's slots (and each account's half of them) already bound what is in flight.
   const agents = {
-    "http:": new HttpAgent({ keepAlive: true, maxSockets: 16, lookup }),
-    "https:": new HttpsAgent({ keepAlive: true, maxSockets: 16, lookup }),
+    "http:": new HttpAgent({ keepAlive: true, lookup }),
+    "https:": new HttpsAgent({ keepAlive: true, lookup }),
   };
   return {
     send(input: WebhookRequest): Promise<WebhookResponse> {

@@ -61,10 +61,11 @@ export function webhookUrlProblem(text: string, policy: WebhookTargetPolicy): st
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return "must be an http:// or https:// URL";
   if (url.username || url.password) return "must not carry credentials";
-  // A fully qualified name's final dot (`localhost.`) names the same host.
+  // A fully qualified name's final dot (`localhost.`) names the same host, and so do several
+  // (`localhost..`, which the URL parser keeps as written): the check must see the bare name.
   const host = url.hostname
     .replace(/^\[|\]$/g, "")
-    .replace(/\.$/, "")
+    .replace(/\.+$/, "")
     .toLowerCase();
   if (isIP(host)) {
     return mayConnect(host, policy) ? undefined : "points at an address webhooks are never sent to";

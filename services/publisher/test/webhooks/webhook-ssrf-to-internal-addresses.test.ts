@@ -15,6 +15,17 @@ const FORBIDDEN = [
   "http://localhost:3002/hook",
   "http://localhost.:3002/hook",
   "http://api.localhost./hook",
+  // Other spellings of the same hosts: letter case, more than one final dot (percent-encoded or
+  // an ideographic full stop too), IPv4 in hex or short form, IPv4-mapped IPv6, 0.0.0.0.
+  "http://LOCALHOST:3002/hook",
+  "http://localhost..:3002/hook",
+  "http://api.localhost...:3002/hook",
+  "http://localhost%2e%2e:3002/hook",
+  "http://localhost\u3002:3002/hook",
+  "http://0x7f.1:5432/",
+  "http://127.1:5432/",
+  "http://[::ffff:127.0.0.1]:5432/",
+  "http://0:5432/",
   "http://[fd00:ec2::254]/",
 ];
 
