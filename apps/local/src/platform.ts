@@ -195,6 +195,7 @@ export function banner(platform: RunningPlatform, titles: Map<string, string>): 
       `  curl -s -X POST ${gateway}/v1/run -H "authorization: Bearer ${fromManifest(platform.manifestPath, "gateway.gatewayKey")}" \\`,
       `    -H 'content-type: application/json' -d '${JSON.stringify(run)}'`,
       "  (services/gateway/README.md: the same through MCP at /mcp, and the shop and post tools)",
+      "  npm run pay -- gateway account   (a wallet's own gateway account, then `gateway credit 0.50`)",
     );
   }
   lines.push(

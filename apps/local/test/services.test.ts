@@ -14,6 +14,7 @@ describe.each(platformServices.map((definition) => [definition.name, definition]
     const config = definition.loadConfig({
       DATA_DIR: mkdtempSync(join(tmpdir(), `${name}-service-`)),
       FORTUNE_CHAIN_PORT: "0",
+      GATEWAY_CHAIN_PORT: "0",
       SANDBOX_PLC_PORT: "0",
       SANDBOX_PDS2_PORT: "0",
       PUBLISHER_TOKEN_SECRET: "a-test-token-secret-of-at-least-32-chars",

@@ -26,6 +26,15 @@ export type PayTarget = {
   };
 };
 
+/** A wallet on the local chain: what pays, and where (`local.json`'s demo wallet and chain). */
+export type PayingWallet = Pick<PayTarget, "wallet" | "chain">;
+
+/** Where the `gateway` commands go and with what wallet, taken from `local.json`. */
+export type GatewayTarget = PayingWallet & {
+  /** The gateway's base URL, e.g. `http://127.0.0.1:3003`. */
+  gatewayUrl: string;
+};
+
 /** `local.json` is missing or unusable: the message says what to do (exit code 2). */
 export class ManifestError extends Error {
   override readonly name = "ManifestError";
@@ -47,6 +56,23 @@ const isHex = (value: unknown, bytes?: number): value is Hex =>
  */
 export async function readManifest(dataDir: string): Promise<PayTarget> {
   const path = manifestPath(dataDir);
+  return parseManifest(await readManifestJson(path), path);
+}
+
+/** Reads `DATA_DIR/local.json` for the `gateway` commands: the gateway's URL, the demo wallet and the chain. */
+export async function readGatewayManifest(dataDir: string): Promise<GatewayTarget> {
+  const path = manifestPath(dataDir);
+  const manifest = await readManifestJson(path);
+  const root = isRecord(manifest) ? manifest : {};
+  const services = isRecord(root.services) ? root.services : {};
+  const gateway = isRecord(services.gateway) ? services.gateway : {};
+  if (typeof gateway.url !== "string" || !URL.canParse(gateway.url)) {
+    throw new ManifestError(`${path} names no gateway URL: is \`npm start\` running the gateway?`);
+  }
+  return { gatewayUrl: gateway.url.replace(/\/+$/, ""), ...walletOf(root, path) };
+}
+
+async function readManifestJson(path: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -58,13 +84,11 @@ export async function readManifest(dataDir: string): Promise<PayTarget> {
     }
     throw new ManifestError(`Cannot read ${path}: ${(error as Error).message}`);
   }
-  let manifest: unknown;
   try {
-    manifest = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new ManifestError(`${path} is not valid JSON: restart \`npm start\` to rewrite it.`);
   }
-  return parseManifest(manifest, path);
 }
 
 /** Checks the parsed manifest's shape; `path` names it in messages. */
@@ -72,15 +96,19 @@ export function parseManifest(manifest: unknown, path: string): PayTarget {
   const root = isRecord(manifest) ? manifest : {};
   const services = isRecord(root.services) ? root.services : {};
   const fortune = isRecord(services.fortune) ? services.fortune : {};
-  const credentials = isRecord(root.credentials) ? root.credentials : {};
-  const wallet = isRecord(credentials.demoWallet) ? credentials.demoWallet : {};
-  const chain = isRecord(credentials.chain) ? credentials.chain : {};
-
   if (typeof fortune.url !== "string" || !URL.canParse(fortune.url)) {
     throw new ManifestError(
       `${path} names no fortune service URL: is \`npm start\` running the fortune service?`,
     );
   }
+  return { fortuneUrl: fortune.url.replace(/\/+$/, ""), ...walletOf(root, path) };
+}
+
+/** The demo wallet and the local chain's coordinates of a parsed manifest. */
+function walletOf(root: Record<string, unknown>, path: string): PayingWallet {
+  const credentials = isRecord(root.credentials) ? root.credentials : {};
+  const wallet = isRecord(credentials.demoWallet) ? credentials.demoWallet : {};
+  const chain = isRecord(credentials.chain) ? credentials.chain : {};
   const { address, privateKey } = wallet;
   const { rpcUrl, tempoRpcUrl, chainId, x402Asset, mppCurrency } = chain;
   if (
@@ -97,7 +125,6 @@ export function parseManifest(manifest: unknown, path: string): PayTarget {
     );
   }
   return {
-    fortuneUrl: fortune.url.replace(/\/+$/, ""),
     wallet: { address, privateKey },
     chain: { rpcUrl, tempoRpcUrl, chainId, x402Asset, mppCurrency },
   };

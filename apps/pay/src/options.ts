@@ -54,6 +54,8 @@ Examples:
   npm run pay -- /api/fortune --scheme mpp
   npm run pay -- /api/fortune/stream --scheme mpp --body '{"prompt":"Tell me about tomorrow"}'
 
+The tool gateway from the same wallet (account, credit, keys, a run): npm run pay -- gateway help
+
 Environment: DATA_DIR (default .data) is where local.json is read.`;
 
 const SCHEMES: readonly Scheme[] = ["exact", "upto", "mpp"];

@@ -6,7 +6,7 @@
  * @module
  */
 import { createMppClient, type MppClient, type MppSessionManager } from "@app/payments";
-import type { PayTarget } from "./manifest.ts";
+import type { PayingWallet, PayTarget } from "./manifest.ts";
 
 /** Largest one-shot MPP charge the CLI pays, in decimal dollars. */
 export const MAX_MPP_CHARGE = "1";
@@ -27,12 +27,12 @@ export type OpenSession = {
 export type StreamOutcome = OpenSession &
   ({ kind: "stream"; tokens: AsyncIterable<string> } | { kind: "refused"; response: Response });
 
-function client(target: PayTarget, fetchImpl?: typeof fetch): MppClient {
+function client(target: PayingWallet, fetchImpl?: typeof fetch, maxChargeAmount = MAX_MPP_CHARGE): MppClient {
   return createMppClient({
     rpcUrl: target.chain.tempoRpcUrl,
     chainId: target.chain.chainId,
     privateKey: target.wallet.privateKey,
-    maxChargeAmount: MAX_MPP_CHARGE,
+    maxChargeAmount,
     ...(fetchImpl ? { fetch: fetchImpl } : {}),
   });
 }
@@ -40,9 +40,17 @@ function client(target: PayTarget, fetchImpl?: typeof fetch): MppClient {
 const closer = (session: MppSessionManager) => async (): Promise<SessionEnd> =>
   session.opened ? { opened: true, receipt: await session.close() } : { opened: false };
 
-/** Pays a one-shot MPP charge (`tempo.charge`): an unpaid try, then one paid retry on a 402. */
-export function payMppCharge(target: PayTarget, url: string, init: RequestInit): Promise<Response> {
-  return client(target).fetch(url, init);
+/**
+ * Pays a one-shot MPP charge (`tempo.charge`): an unpaid try, then one paid retry on a 402; a
+ * charge above `maxCharge` (decimal, default {@link MAX_MPP_CHARGE}) is refused.
+ */
+export function payMppCharge(
+  target: PayingWallet,
+  url: string,
+  init: RequestInit,
+  maxCharge?: string,
+): Promise<Response> {
+  return client(target, undefined, maxCharge).fetch(url, init);
 }
 
 /**

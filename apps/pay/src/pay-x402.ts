@@ -15,7 +15,7 @@ import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { PayTarget } from "./manifest.ts";
+import type { PayingWallet } from "./manifest.ts";
 
 /** The x402 schemes the CLI pays with. */
 export type X402Scheme = "exact" | "upto";
@@ -45,7 +45,11 @@ export type X402Outcome = { response: Response; offered?: PaymentRequired };
  * a payment. Given no scheme, both are registered and the client takes the one the
  * route offers.
  */
-export function createX402Client(target: PayTarget, scheme?: X402Scheme): x402Client {
+export function createX402Client(
+  target: PayingWallet,
+  scheme?: X402Scheme,
+  maxAtomic: string = MAX_X402_PAYMENT_ATOMIC,
+): x402Client {
   const network: Network = `eip155:${target.chain.chainId}`;
   const publicClient = createPublicClient({
     chain: localChainDefinition(target.chain.rpcUrl, target.chain.chainId),
@@ -56,7 +60,7 @@ export function createX402Client(target: PayTarget, scheme?: X402Scheme): x402Cl
   if (scheme !== "upto") client.register(network, new ExactEvmScheme(signer));
   if (scheme !== "exact") client.register(network, new UptoEvmScheme(signer));
   return client.setSpendControls({
-    allowedAssets: [{ network, asset: target.chain.x402Asset, maxAmountPerPayment: MAX_X402_PAYMENT_ATOMIC }],
+    allowedAssets: [{ network, asset: target.chain.x402Asset, maxAmountPerPayment: maxAtomic }],
   });
 }
 
@@ -66,10 +70,11 @@ export function createX402Client(target: PayTarget, scheme?: X402Scheme): x402Cl
  * {@link PaymentError} when no payment could be made.
  */
 export async function payX402(
-  target: PayTarget,
+  target: PayingWallet,
   url: string,
   init: RequestInit,
   scheme?: X402Scheme,
+  maxAtomic?: string,
 ): Promise<X402Outcome> {
   let offered: PaymentRequired | undefined;
   const observingFetch: typeof fetch = async (input, requestInit) => {
@@ -81,7 +86,7 @@ export async function payX402(
     }
     return response;
   };
-  const paying = wrapFetchWithPayment(observingFetch, createX402Client(target, scheme));
+  const paying = wrapFetchWithPayment(observingFetch, createX402Client(target, scheme, maxAtomic));
   try {
     const response = await paying(url, init);
     return offered ? { response, offered } : { response };

@@ -26,6 +26,12 @@ export {
   type LocalChain,
   localChainDefinition,
 } from "./local-chain.ts";
+export {
+  LOCAL_MPP_SECRET,
+  type ProvideLocalChainOptions,
+  provideLocalChain,
+  sharedLocalChain,
+} from "./provided.ts";
 export { type RunningLocalChain, type StartLocalChainOptions, startLocalChain } from "./start.ts";
 export {
   type FundPathUsdOptions,

@@ -5,4 +5,4 @@
  *
  * @module
  */
-export { fortuneLocalService, LOCAL_MPP_SECRET, localChainRails } from "./chain.ts";
+export { fortuneLocalChain, fortuneLocalService, LOCAL_MPP_SECRET, localChainRails } from "./chain.ts";

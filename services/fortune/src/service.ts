@@ -1,8 +1,8 @@
 import { systemClock } from "@app/core";
+import { SiwxAuthenticator } from "@app/payments";
 import type { ServiceDefinition } from "@app/runtime";
 import { createApp } from "./app.ts";
 import { type FortuneConfig, loadFortuneConfig } from "./config.ts";
-import { SiwxAuthenticator } from "./identity/siwx.ts";
 import { PaymentGate } from "./payments/gate.ts";
 import { PaymentReconciler } from "./payments/reconciler.ts";
 import { SessionBilling } from "./payments/session-billing.ts";
@@ -65,6 +65,8 @@ export function createFortuneService(options: FortuneServiceOptions = {}): Servi
       let origin = new URL(config.publicUrl ?? `http://${config.host}:${config.port}`);
       const clock = systemClock;
       const siwx = new SiwxAuthenticator(db, {
+        service: "fortune",
+        spentNonces: "fortune.siwx_spent_nonces",
         origin: () => origin,
         network: rails.x402.network,
         clock,

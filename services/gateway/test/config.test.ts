@@ -30,6 +30,47 @@ describe("gateway configuration", () => {
     expect(config.runsPerMinute).toBe(60);
   });
 
+  test("self-serve rails: the local chain by default, hosted ones named variable by variable, or off", () => {
+    expect(loadGatewayConfig({}).rails).toEqual({ mode: "local", chainPort: 8545, chainId: 1337 });
+    expect(loadGatewayConfig({ GATEWAY_RAILS: "off" }).rails).toEqual({ mode: "off" });
+    const problems = (() => {
+      try {
+        loadGatewayConfig({
+          GATEWAY_RAILS: "hosted",
+          GATEWAY_FACILITATOR_URL: "https://facilitator.example",
+        });
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+      return [];
+    })();
+    expect(problems).toContain("GATEWAY_PAY_TO: required when GATEWAY_RAILS=hosted");
+    expect(problems).not.toContain("GATEWAY_FACILITATOR_URL: required when GATEWAY_RAILS=hosted");
+    const hosted = loadGatewayConfig({
+      GATEWAY_RAILS: "hosted",
+      GATEWAY_PUBLIC_URL: "https://gateway.example/",
+      GATEWAY_FACILITATOR_URL: "https://facilitator.example",
+      GATEWAY_FACILITATOR_TOKEN: "t",
+      GATEWAY_X402_NETWORK: "eip155:8453",
+      GATEWAY_X402_RPC_URL: "https://base.example/rpc",
+      GATEWAY_X402_ASSET: `0x${"a1".repeat(20)}`,
+      GATEWAY_X402_ASSET_NAME: "USD Coin",
+      GATEWAY_X402_ASSET_VERSION: "2",
+      GATEWAY_PAY_TO: `0x${"b2".repeat(20)}`,
+      GATEWAY_MPP_RPC_URL: "https://tempo.example/rpc",
+      GATEWAY_MPP_CURRENCY: `0x${"c3".repeat(20)}`,
+      GATEWAY_MPP_OPERATOR_KEY: `0x${"d4".repeat(32)}`,
+      GATEWAY_MPP_SECRET_KEY: "a-hosted-secret-of-at-least-thirty-two-chars",
+    });
+    expect(hosted.rails).toMatchObject({
+      mode: "hosted",
+      network: "eip155:8453",
+      facilitatorAuth: { kind: "bearer" },
+    });
+    expect(hosted.publicUrl).toBe("https://gateway.example");
+    expect(hosted.mppRealm).toBe("gateway.example");
+  });
+
   test("refuses bad values and unknown GATEWAY_ variables, naming each", () => {
     for (const env of [
       { GATEWAY_SHOP_URL: "ftp://shop" },

@@ -10,6 +10,7 @@ export const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const PORT_VARIABLES = [
   ...platformServices.map((service) => `${service.name.toUpperCase()}_PORT`),
   "FORTUNE_CHAIN_PORT",
+  "GATEWAY_CHAIN_PORT",
   "SANDBOX_PLC_PORT",
   "SANDBOX_PDS2_PORT",
 ];

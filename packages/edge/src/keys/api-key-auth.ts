@@ -31,6 +31,8 @@ export type ScopeRequirement<C> = {
 /** The limit counted for every request whose key is valid, before its scope is checked. */
 export type KeyRateLimit<C> = {
   limiter: RateLimiter;
+  /** The limiter of this caller, when callers differ (a key with a rate of its own); undefined: `limiter`. */
+  limiterOf?(caller: C): RateLimiter | undefined;
   /** Whose allowance the request counts against (the key's id, usually). */
   subject(caller: C): string;
   /** The 429's message, in the service's words. */
@@ -114,7 +116,7 @@ async function checking<T>(step: () => Promise<T> | T): Promise<T> {
 }
 
 async function countRequest<C>(c: Context, rateLimit: KeyRateLimit<C>, caller: C): Promise<void> {
-  const { limiter } = rateLimit;
+  const limiter = rateLimit.limiterOf?.(caller) ?? rateLimit.limiter;
   const decision = await limiter.take(rateLimit.subject(caller));
   if (!decision.allowed) {
     throw rateLimitedError(decision, rateLimit.message(decision, limiter.rule), {

@@ -179,6 +179,30 @@ describe("a rate limit counted per key", () => {
       expect((await post(app, { "x-test-key": `${keys[0]}x` })).status).toBe(401);
     expect((await post(app, { "x-test-key": keys[0] as string })).status).toBe(200);
   });
+
+  test("a caller with a limiter of its own (limiterOf) is counted by it, the others by the limiter", async () => {
+    const { store, keys } = await keysOf([{ ownerId: "acct_slow" }, { ownerId: "acct_1" }]);
+    const clock = fakeClock("2026-06-15T06:00:15Z");
+    const slowLimiter = new MemoryFixedWindow({ limit: 1, windowSeconds: 60 }, clock);
+    const app = appWith({
+      source: { header: "x-test-key" },
+      verify: (key) => store.verify(key),
+      messages: MESSAGES,
+      rateLimit: {
+        limiter: new MemoryFixedWindow({ limit: 3, windowSeconds: 60 }, clock),
+        limiterOf: (caller) => (caller.ownerId === "acct_slow" ? slowLimiter : undefined),
+        subject: (caller) => caller.keyId,
+        message: (decision, rule) => `${decision.limit} per ${rule.windowSeconds} s`,
+      },
+    });
+    const slow = { "x-test-key": keys[0] as string };
+    expect((await post(app, slow)).headers.get("ratelimit-limit")).toBe("1");
+    const refused = await post(app, slow);
+    expect(refused.status).toBe(429);
+    expect((await json(refused)).message).toBe("1 per 60 s");
+    for (let n = 0; n < 3; n += 1)
+      expect((await post(app, { "x-test-key": keys[1] as string })).status).toBe(200);
+  });
 });
 
 describe("a scope the route needs", () => {

@@ -1,14 +1,11 @@
 import type { Logger } from "@app/core";
+import type { MppRail, Refusal, SiwxAuthenticator, X402Rail } from "@app/payments";
 import type { PaymentRequirements } from "@x402/core/types";
 import { usdToAtomic } from "../domain/money.ts";
 import { paymentsUnavailable } from "../errors.ts";
-import type { SiwxAuthenticator } from "../identity/siwx.ts";
 import { ChallengeCache } from "./challenge-cache.ts";
-import type { MppRail } from "./mpp-rail.ts";
 import type { Offer } from "./offer.ts";
-import type { Refusal } from "./refusal.ts";
 import { type Challenge, challengeOf, PaymentRequiredError } from "./responses.ts";
-import type { X402Rail } from "./x402-rail.ts";
 
 export type ChallengesDeps = {
   x402: X402Rail;

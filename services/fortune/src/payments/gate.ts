@@ -1,21 +1,19 @@
 import { type Clock, type Logger, requestHeader } from "@app/core";
 import type { IdempotencyStore } from "@app/edge";
+import type { MppRail, X402Rail } from "@app/payments";
+import { refusal, type SiwxAuthenticator, SiwxError, type SiwxIdentity } from "@app/payments";
 import type { Context } from "hono";
-import { type SiwxAuthenticator, SiwxError, type SiwxIdentity } from "../identity/siwx.ts";
 import type { EntitlementStore } from "../store/entitlements.ts";
 import type { PaymentLedger } from "../store/ledger.ts";
 import { Challenges } from "./challenges.ts";
 import { IdempotencyGuard } from "./idempotency-guard.ts";
 import { MppChargeFlow } from "./mpp-charge-flow.ts";
 import { PendingMppCharges } from "./mpp-pending-charges.ts";
-import type { MppRail } from "./mpp-rail.ts";
 import type { Offer, PaidHandler } from "./offer.ts";
-import { refusal } from "./refusal.ts";
 import type { PaymentRequiredError } from "./responses.ts";
 import { PendingSettlements } from "./settlements.ts";
 import { SiwxReplay } from "./siwx-replay.ts";
 import { X402Flow } from "./x402-flow.ts";
-import type { X402Rail } from "./x402-rail.ts";
 
 export type GateDeps = {
   x402: X402Rail;

@@ -1,13 +1,13 @@
 import { type Logger, requestIdOf } from "@app/core";
 import { requestInProgress, type StoredResponse, sendStoredResponse, storedJson } from "@app/edge";
+import type { MppRail } from "@app/payments";
+import { type Refusal, refusal } from "@app/payments";
 import type { Context } from "hono";
 import { usdToAtomic } from "../domain/money.ts";
 import type { PaymentLedger } from "../store/ledger.ts";
 import type { Challenges } from "./challenges.ts";
 import type { IdempotencyGuard } from "./idempotency-guard.ts";
-import type { MppRail } from "./mpp-rail.ts";
 import { type Offer, type PaidHandler, paidContext } from "./offer.ts";
-import { type Refusal, refusal } from "./refusal.ts";
 
 export type MppChargeFlowDeps = {
   mpp: MppRail;

@@ -1,8 +1,8 @@
 import type { Clock, Logger } from "@app/core";
 import type { StoredResponse } from "@app/edge";
+import type { MppRail } from "@app/payments";
 import { Receipt } from "mppx";
 import type { PaymentLedger, PaymentRecord } from "../store/ledger.ts";
-import type { MppRail } from "./mpp-rail.ts";
 
 /** A charge whose transaction the chain has not seen this long after it was recorded never landed. */
 export const MPP_CHARGE_GIVE_UP_MS = 15 * 60_000;

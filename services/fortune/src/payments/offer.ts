@@ -1,4 +1,4 @@
-import type { X402Scheme } from "./x402-rail.ts";
+import type { X402Scheme } from "@app/payments";
 
 /** What a paid route asks for. */
 export type Offer = {

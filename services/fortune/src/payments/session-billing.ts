@@ -1,11 +1,11 @@
 import type { Database } from "@app/db";
 import type { SessionChannels } from "@app/payments";
+import { payerOfCredential } from "@app/payments";
 import { Credential } from "mppx";
 import type { Hex } from "viem";
 import { usdToAtomic } from "../domain/money.ts";
 import { SessionChannelStore } from "../store/session-channels.ts";
 import { type SessionCharge, SessionLedger } from "../store/session-ledger.ts";
-import { payerOfCredential } from "./mpp-rail.ts";
 
 /** A confirmed settlement of a session channel (ours, or mppx's when a client closes its channel). */
 export type ChannelSettlement = {

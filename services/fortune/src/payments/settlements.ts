@@ -1,9 +1,9 @@
 import type { Clock, Logger } from "@app/core";
 import type { StoredResponse } from "@app/edge";
+import type { X402Rail } from "@app/payments";
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { EntitlementStore } from "../store/entitlements.ts";
 import type { PaymentLedger, PaymentRecord } from "../store/ledger.ts";
-import type { X402Rail } from "./x402-rail.ts";
 
 /** A `verified` payment untouched this long had its request die mid-payment (a crash, a kill). */
 export const STALE_VERIFIED_MS = 5 * 60_000;

@@ -1,9 +1,8 @@
+import { refusal, type SiwxAuthenticator, SiwxError } from "@app/payments";
 import type { Context } from "hono";
-import { type SiwxAuthenticator, SiwxError } from "../identity/siwx.ts";
 import type { EntitlementStore } from "../store/entitlements.ts";
 import type { Challenges } from "./challenges.ts";
 import { type Offer, type PaidHandler, paidContext } from "./offer.ts";
-import { refusal } from "./refusal.ts";
 
 export type SiwxReplayDeps = {
   siwx: SiwxAuthenticator;

@@ -1,5 +1,15 @@
 import { type Logger, requestIdOf } from "@app/core";
 import { requestInProgress, type StoredResponse, sendStoredResponse, storedJson } from "@app/edge";
+import type { X402Rail } from "@app/payments";
+import {
+  authorizationFacts,
+  decodePayment,
+  isRefusal,
+  type Refusal,
+  refusal,
+  requirementsMismatch,
+  type X402Payment,
+} from "@app/payments";
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequirements, SettleResponse } from "@x402/core/types";
 import type { Context } from "hono";
@@ -10,11 +20,7 @@ import type { Challenges } from "./challenges.ts";
 import { ChargeMeter } from "./charge-meter.ts";
 import type { IdempotencyGuard, KeyedRun } from "./idempotency-guard.ts";
 import { type Offer, type PaidHandler, paidContext } from "./offer.ts";
-import { isRefusal, type Refusal, refusal } from "./refusal.ts";
 import type { PendingSettlements } from "./settlements.ts";
-import { authorizationFacts } from "./x402-authorization.ts";
-import { decodePayment, requirementsMismatch, type X402Payment } from "./x402-payload.ts";
-import type { X402Rail } from "./x402-rail.ts";
 
 export type X402FlowDeps = {
   x402: X402Rail;

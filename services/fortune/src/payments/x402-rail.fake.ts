@@ -1,11 +1,19 @@
 import type { SettlementOutcome } from "@app/payments";
+import {
+  type Authorization,
+  buildPaymentRequired,
+  decodePayment,
+  isSignedByPayer,
+  type SettlementLookup,
+  signedTypedData,
+  type X402Payment,
+  type X402Rail,
+  type X402Scheme,
+} from "@app/payments";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
 import { type Hex, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { isSignedByPayer, signedTypedData } from "./x402-authorization.ts";
-import { type Authorization, decodePayment, type X402Payment } from "./x402-payload.ts";
-import { buildPaymentRequired, type SettlementLookup, type X402Rail, type X402Scheme } from "./x402-rail.ts";
 
 /** What the fake facilitator answers a settlement with. */
 export type FakeSettlement = "settled" | "refused" | "pending" | "unreachable";

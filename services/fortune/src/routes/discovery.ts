@@ -1,3 +1,4 @@
+import { paidPaths, wellKnownX402 } from "@app/payments";
 import { PREMIUM_CATEGORIES, PRICES } from "../domain/pricing.ts";
 import type { FortuneApp } from "./shared.ts";
 
@@ -14,24 +15,6 @@ export const GUIDANCE = [
   "Unpaid requests get 402 with PAYMENT-REQUIRED (x402 v2) and WWW-Authenticate: Payment (MPP) challenges. Send Idempotency-Key to retry safely.",
 ];
 
-type PaymentInfo = { protocols?: Record<string, unknown>[] };
-
-/** The paid operations the app declares (their `x-payment-info`), and which of them take MPP. */
-function paidPaths(app: FortuneApp): { paid: string[]; mpp: string[] } {
-  const document = app.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "", version: "" } });
-  const paid: string[] = [];
-  const mpp: string[] = [];
-  for (const [path, operations] of Object.entries(document.paths ?? {})) {
-    for (const operation of Object.values(operations ?? {})) {
-      const info = (operation as { "x-payment-info"?: PaymentInfo })["x-payment-info"];
-      if (!info) continue;
-      paid.push(path);
-      if (info.protocols?.some((protocol) => "mpp" in protocol)) mpp.push(path);
-    }
-  }
-  return { paid, mpp };
-}
-
 /**
  * `/llms.txt` (plain guidance for agents) and the older `/.well-known/x402` resource list, derived
  * from the routes' own payment declarations.
@@ -40,13 +23,7 @@ export function registerDiscovery(app: FortuneApp, origin: () => URL): void {
   let declared: ReturnType<typeof paidPaths> | undefined;
   app.get("/llms.txt", (c) => c.text(`# Fortune API\n\n${GUIDANCE.map((line) => `- ${line}`).join("\n")}\n`));
   app.get("/.well-known/x402", (c) => {
-    declared ??= paidPaths(app);
-    const base = origin();
-    return c.json({
-      version: 1,
-      resources: declared.paid.map((path) => new URL(path, base).toString()),
-      mppResources: declared.mpp.map((path) => new URL(path, base).toString()),
-      instructions: GUIDANCE.join("\n"),
-    });
+    declared ??= paidPaths(app.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "", version: "" } }));
+    return c.json(wellKnownX402(declared, origin(), GUIDANCE.join("\n")));
   });
 }

@@ -1,5 +1,5 @@
+import type { MppRail } from "@app/payments";
 import type { Context, MiddlewareHandler } from "hono";
-import type { MppRail } from "../payments/mpp-rail.ts";
 
 const hasPaymentCredential = (c: Context) => /^Payment\s/i.test(c.req.header("authorization") ?? "");
 const hasNoBody = (c: Context) =>

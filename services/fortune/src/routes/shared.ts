@@ -1,8 +1,12 @@
 import type { Clock, ServiceApp } from "@app/core";
 import { z } from "@app/core";
-import type { SiwxAuthenticator } from "../identity/siwx.ts";
+import {
+  type DiscoveryPrice,
+  type MppRail,
+  type SiwxAuthenticator,
+  paymentInfo as sharedPaymentInfo,
+} from "@app/payments";
 import type { PaymentGate } from "../payments/gate.ts";
-import type { MppRail } from "../payments/mpp-rail.ts";
 import type { FavoritesStore } from "../store/favorites.ts";
 import type { PremiumUsage } from "../store/premium-usage.ts";
 import type { FortuneWriter } from "../text/generator.ts";
@@ -24,20 +28,9 @@ export type RouteDeps = {
 
 export type FortuneApp = ServiceApp;
 
-type Price = { mode: "fixed"; amount: string } | { mode: "dynamic"; min: string; max: string };
-
-/** The discovery block of a paid operation, in the agentcash format. */
-export function paymentInfo(deps: RouteDeps, price: Price, protocols: ("x402" | "mpp")[]) {
-  return {
-    "x-payment-info": {
-      price: { ...price, currency: "USD" },
-      protocols: protocols.map((protocol) =>
-        protocol === "x402"
-          ? { x402: {} }
-          : { mpp: { method: deps.mppMethod, intent: "charge", currency: deps.mppCurrency } },
-      ),
-    },
-  };
+/** The discovery block of a paid operation, in the agentcash format (`@app/payments` builds it). */
+export function paymentInfo(deps: RouteDeps, price: DiscoveryPrice, protocols: ("x402" | "mpp")[]) {
+  return sharedPaymentInfo(price, protocols, { method: deps.mppMethod, currency: deps.mppCurrency });
 }
 
 export const PAID_RESPONSES = {

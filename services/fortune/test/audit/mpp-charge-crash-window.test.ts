@@ -4,10 +4,11 @@
  * stayed pending until it was freed, so a retry paid again. The charge is now recorded `pending`
  * with the response it buys before it is sent, and the reconciler finishes it from the chain.
  */
+
+import type { MppRail } from "@app/payments";
 import { test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { MPP_CHARGE_GIVE_UP_MS } from "../../src/payments/mpp-pending-charges.ts";
-import type { MppRail } from "../../src/payments/mpp-rail.ts";
 import { FakeX402Rail } from "../../src/payments/x402-rail.fake.ts";
 import { gateOn } from "../payments/gate-harness.ts";
 

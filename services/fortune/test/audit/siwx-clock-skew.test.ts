@@ -8,6 +8,7 @@
  * this failure.
  */
 import { LOCAL_DEV_ACCOUNTS } from "@app/local-chain";
+import { SiwxAuthenticator } from "@app/payments";
 import { migrateService } from "@app/runtime";
 import { test } from "@app/testkit";
 import {
@@ -18,7 +19,6 @@ import {
 } from "@x402/extensions/sign-in-with-x";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect } from "vitest";
-import { SiwxAuthenticator } from "../../src/identity/siwx.ts";
 import { fortuneService } from "../../src/service.ts";
 
 const PATH = "/api/fortune/profile";
@@ -27,6 +27,8 @@ describe("AUDIT: SIWX between two instances whose clocks differ by 2 seconds", (
   test("a sign-in issued by the instance ahead is accepted by the instance behind", async ({ db }) => {
     await migrateService(fortuneService, db);
     const shared = {
+      service: "fortune",
+      spentNonces: "fortune.siwx_spent_nonces",
       origin: () => new URL("http://fortune.test"),
       network: "eip155:1337" as const,
       nonceSecret: "shared-instance-secret",

@@ -1,10 +1,10 @@
 import { createServiceApp, type ServiceApp, systemClock } from "@app/core";
 import type { Database } from "@app/db";
+import type { MppRail } from "@app/payments";
+import { SiwxAuthenticator } from "@app/payments";
 import { migrateService } from "@app/runtime";
 import { silentLogger } from "@app/testkit";
-import { SiwxAuthenticator } from "../../src/identity/siwx.ts";
 import { PaymentGate } from "../../src/payments/gate.ts";
-import type { MppRail } from "../../src/payments/mpp-rail.ts";
 import { PaymentReconciler } from "../../src/payments/reconciler.ts";
 import type { FakeX402Rail } from "../../src/payments/x402-rail.fake.ts";
 import { registerFortune } from "../../src/routes/fortune.ts";
@@ -35,6 +35,8 @@ export async function gateOn(db: Database, rail: FakeX402Rail, mpp?: MppRail): P
   const clock = systemClock;
   const logger = silentLogger();
   const siwx = new SiwxAuthenticator(db, {
+    service: "fortune",
+    spentNonces: "fortune.siwx_spent_nonces",
     origin,
     network: rail.network,
     clock,

@@ -1,7 +1,7 @@
 import { createServiceApp } from "@app/core";
+import type { MppRail } from "@app/payments";
 import { json, silentLogger, test } from "@app/testkit";
 import { describe, expect } from "vitest";
-import type { MppRail } from "../../src/payments/mpp-rail.ts";
 import { FakeX402Rail } from "../../src/payments/x402-rail.fake.ts";
 import { gateOn } from "./gate-harness.ts";
 

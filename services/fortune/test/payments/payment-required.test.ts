@@ -1,9 +1,9 @@
 import { createServiceApp } from "@app/core";
+import { buildPaymentRequired } from "@app/payments";
 import { silentLogger } from "@app/testkit";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { describe, expect, test } from "vitest";
 import { challengeOf, PaymentRequiredError } from "../../src/payments/responses.ts";
-import { buildPaymentRequired } from "../../src/payments/x402-rail.ts";
 
 const x402 = buildPaymentRequired({
   accepts: [],

@@ -1,7 +1,7 @@
 import { createServiceApp, systemClock } from "@app/core";
+import type { MppRail } from "@app/payments";
 import { silentLogger } from "@app/testkit";
 import { describe, expect, it } from "vitest";
-import type { MppRail } from "../../src/payments/mpp-rail.ts";
 import type { SessionBilling } from "../../src/payments/session-billing.ts";
 import { registerFortuneStream } from "../../src/routes/fortune_stream.ts";
 import type { RouteDeps } from "../../src/routes/shared.ts";

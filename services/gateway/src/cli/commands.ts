@@ -1,9 +1,12 @@
 import type { Database } from "@app/db";
 import { type CliCommand, type CliOptions, CliUsageError, requiredOption } from "@app/runtime";
+import { type KeyPolicy, NO_POLICY, policyView } from "../domain/key-policy.ts";
 import { formatUsd, parseUsd } from "../domain/money.ts";
 import { AccountStore, type GatewayAccount } from "../store/accounts.ts";
+import { changeKeyPolicy, KeyPolicyStore, readKeyPolicy } from "../store/key-policies.ts";
 import { credit, ledgerOf } from "../store/ledger.ts";
 import { RunStore } from "../store/runs.ts";
+import { POLICY_OPTIONS, policyChangeOf, setsPolicy } from "./key-policy-options.ts";
 
 function amount(options: CliOptions, name: string): bigint {
   const micro = parseUsd(requiredOption(options, name));
@@ -20,6 +23,14 @@ async function accountOf(db: Database, options: CliOptions): Promise<GatewayAcco
   const account = await new AccountStore(db).get(id);
   if (!account) throw new CliUsageError(`There is no account ${id}.`);
   return account;
+}
+
+/** The policy of an active key, or undefined when there is none. */
+async function activePolicy(db: Database, keyId: string): Promise<KeyPolicy | undefined> {
+  const [key] = await db.query("SELECT 1 FROM gateway.api_keys WHERE id = $1 AND revoked_at IS NULL", [
+    keyId,
+  ]);
+  return key ? readKeyPolicy(db, keyId) : undefined;
 }
 
 const accountView = (account: GatewayAccount) => ({
@@ -48,13 +59,36 @@ export const COMMANDS: Record<string, CliCommand> = {
     help: "every account with its balance",
     run: async ({ db }) => ({ accounts: (await new AccountStore(db).list()).map(accountView) }),
   },
+  "accounts settings": {
+    options: ["account", "keep-run-output"],
+    help: "--keep-run-output true keeps the account's run outputs from now on (shown by GET /v1/runs/{id}; false, the default, keeps none)",
+    run: async ({ db, options }) => {
+      const value = requiredOption(options, "keep-run-output");
+      if (value !== "true" && value !== "false") {
+        throw new CliUsageError("--keep-run-output must be true or false.");
+      }
+      const account = await accountOf(db, options);
+      await new AccountStore(db).setKeepRunOutput(account.id, value === "true");
+      return { account: account.id, keepRunOutput: value === "true" };
+    },
+  },
   "keys create": {
-    options: ["account", "label?"],
-    help: "a gateway key, printed once: only its SHA-256 hash is stored",
+    options: ["account", "label?", ...POLICY_OPTIONS],
+    help: "a gateway key, printed once: only its SHA-256 hash is stored; with a policy, as `keys policy` sets it",
     run: async ({ db, options }) => {
       const account = await accountOf(db, options);
-      const issued = await new AccountStore(db).issueKey(account.id, options.label?.trim() ?? "");
-      return { ...issued, note: "Shown once: store it now. Send it as `Authorization: Bearer <key>`." };
+      const change = policyChangeOf(options);
+      // The key and its policy are written together: no moment exists where the key runs unlimited.
+      const { issued, policy } = await db.transaction(async (tx) => {
+        const issued = await new AccountStore(tx).issueKey(account.id, options.label?.trim() ?? "");
+        const policy = setsPolicy(change) ? await changeKeyPolicy(tx, issued.id, change) : undefined;
+        return { issued, policy };
+      });
+      return {
+        ...issued,
+        policy: policyView(policy ?? NO_POLICY),
+        note: "Shown once: store it now. Send it as `Authorization: Bearer <key>`.",
+      };
     },
   },
   "keys list": {
@@ -73,6 +107,31 @@ export const COMMANDS: Record<string, CliCommand> = {
         throw new CliUsageError(`There is no active key ${keyId}.`);
       }
       return { revoked: keyId };
+    },
+  },
+  "keys policy": {
+    options: ["key", ...POLICY_OPTIONS],
+    help: 'shows a key\'s policy and today\'s spend, or changes it: --providers markets,shop (all: every tool), --tools "provider endpoint METHOD,…", --daily-cap USD|none, --tool-caps "provider endpoint METHOD=USD,…"|none, --rate N|default; running gateways apply it within a second',
+    run: async ({ db, options }) => {
+      const keyId = requiredOption(options, "key");
+      const change = policyChangeOf(options);
+      const policies = new KeyPolicyStore(db);
+      const policy = setsPolicy(change)
+        ? await policies.change(keyId, change)
+        : await activePolicy(db, keyId);
+      if (!policy) throw new CliUsageError(`There is no active key ${keyId}.`);
+      const spent = await policies.spentToday(keyId);
+      return {
+        key: keyId,
+        policy: policyView(policy),
+        spentToday: {
+          day: spent.day,
+          total: formatUsd(spent.totalMicro),
+          tools: Object.fromEntries(
+            Object.entries(spent.toolsMicro).map(([tool, micro]) => [tool, formatUsd(micro)]),
+          ),
+        },
+      };
     },
   },
   credit: {

@@ -7,11 +7,26 @@ export type PreparedCall = { path: string; query: URLSearchParams };
 
 export type PreparedInput = { ok: true; call: PreparedCall } | { ok: false; issues: ValidationIssue[] };
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * A tool's query or path parameters as the caller sent them: a JSON object, handed on as it is, for
+ * the tool's own strict schema to check its names and values. Not a `z.record` (nor a spread),
+ * which copies the object and skips an own `__proto__` key (`JSON.parse` makes one) without a
+ * word: the tool would then run without it instead of refusing a name it does not take, as it
+ * refuses `constructor`. Documented as the object it is (OpenAPI, the MCP tool's JSON Schema).
+ */
+const ParamsObjectSchema = z
+  .unknown()
+  .refine(isPlainObject, { message: "Invalid input: expected object" })
+  .meta({ type: "object", propertyNames: { type: "string" }, additionalProperties: {} });
+
 /** The run's `input`: both parts optional, nothing else allowed. */
 export const RunInputSchema = z
   .object({
-    queryParams: z.record(z.string(), z.unknown()).optional(),
-    pathParams: z.record(z.string(), z.unknown()).optional(),
+    queryParams: ParamsObjectSchema.optional(),
+    pathParams: ParamsObjectSchema.optional(),
   })
   .strict();
 

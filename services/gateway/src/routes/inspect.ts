@@ -31,7 +31,11 @@ export function registerInspect(app: GatewayApp, deps: GatewayDeps): void {
     request: { body: { required: true, content: { "application/json": { schema: InspectBodySchema } } } },
     responses,
   });
-  app.openapi(post, (c) => c.json(inspectTool(deps.registry, c.req.valid("json")), 200), invalidInputHook);
+  app.openapi(
+    post,
+    (c) => c.json(inspectTool(deps.registry, c.req.valid("json"), c.var.caller), 200),
+    invalidInputHook,
+  );
 
   const get = createRoute({
     method: "get",
@@ -45,5 +49,9 @@ export function registerInspect(app: GatewayApp, deps: GatewayDeps): void {
     request: { query: InspectQuerySchema },
     responses,
   });
-  app.openapi(get, (c) => c.json(inspectTool(deps.registry, c.req.valid("query")), 200), invalidInputHook);
+  app.openapi(
+    get,
+    (c) => c.json(inspectTool(deps.registry, c.req.valid("query"), c.var.caller), 200),
+    invalidInputHook,
+  );
 }

@@ -1,7 +1,16 @@
-import { createRoute, errorResponseSpec, jsonResponse, jsonTextOf, requestHeader, type z } from "@app/core";
+import {
+  createRoute,
+  errorResponseSpec,
+  jsonResponse,
+  jsonTextOf,
+  requestHeader,
+  requestIdOf,
+  type z,
+} from "@app/core";
 import { idempotencyKeyOf, type StoredResponse, sendStoredResponse, storedJsonText } from "@app/edge";
 import type { Context } from "hono";
 import type { GatewayDeps } from "../runner/deps.ts";
+import { findTool } from "../runner/find-tool.ts";
 import { type KeyedRunOptions, runIdempotently } from "../runner/idempotent-run.ts";
 import { runRateLimit } from "../runner/run-rate-limit.ts";
 import { type RunAnswer, type RunRequest, runTool } from "../runner/run-tool.ts";
@@ -52,12 +61,14 @@ export function registerRun(app: GatewayApp, deps: GatewayDeps): void {
     responses: {
       200: jsonResponse(RunEnvelopeSchema, "The upstream answered: the run envelope"),
       ...COMMON_RESPONSES,
-      402: errorResponseSpec("A priced tool costs more than the balance (INSUFFICIENT_BALANCE)"),
+      402: errorResponseSpec(
+        "A priced tool costs more than the balance (INSUFFICIENT_BALANCE), or the run would take the key past a daily spend cap of its policy (SPEND_CAP_REACHED); nothing charged",
+      ),
       409: errorResponseSpec(
         "A run with this Idempotency-Key is still running (REQUEST_IN_PROGRESS); see Retry-After",
       ),
       422: errorResponseSpec(
-        "This Idempotency-Key was used with another run request (IDEMPOTENCY_KEY_REUSED)",
+        "This Idempotency-Key was used with another run request, or another upstream key (IDEMPOTENCY_KEY_REUSED)",
       ),
       429: errorResponseSpec("Too many runs for this gateway key (RATE_LIMITED); see Retry-After"),
       502: errorResponseSpec("UPSTREAM_UNAVAILABLE or UPSTREAM_RESPONSE_TOO_LARGE; nothing charged"),
@@ -71,12 +82,15 @@ export function registerRun(app: GatewayApp, deps: GatewayDeps): void {
       const { upstreamKey: bodyKey, ...body } = c.req.valid("json");
       const upstreamKey = requestHeader(c, UPSTREAM_KEY_HEADER) ?? bodyKey;
       const request: RunRequest = body;
-      const execute = (keyed?: KeyedRunOptions) =>
-        runTool(deps, caller, request, upstreamKey, { counted: true, ...keyed });
       c.header("Cache-Control", "no-store");
       const idempotencyKey = idempotencyKeyOf(c);
+      const recorded = { idempotencyKey, requestId: requestIdOf(c) };
+      const execute = (keyed?: KeyedRunOptions) =>
+        runTool(deps, caller, request, upstreamKey, { counted: true, ...recorded, ...keyed });
       if (idempotencyKey === undefined) return envelopeResponse(c, await execute());
-      const answer = await runIdempotently(deps, caller, idempotencyKey, request, execute);
+      // Idempotency-Keys are the account's: a key's allowlist holds before any stored answer is replayed.
+      findTool(deps.registry, request, caller);
+      const answer = await runIdempotently(deps, caller, idempotencyKey, request, upstreamKey, execute);
       if (!answer.replayed) return envelopeResponse(c, answer.answer);
       return sendText(c, answer.response, true);
     },

@@ -1,7 +1,7 @@
 import { z } from "@app/core";
 import { RunInputSchema } from "../domain/tool-input.ts";
 
-const UsdAmountSchema = z
+export const UsdAmountSchema = z
   .object({
     amount: z.string().openapi({ example: "0", description: "Exact decimal USD" }),
     currency: z.literal("USD"),
@@ -42,10 +42,10 @@ export const RunEnvelopeSchema = z
     method: z.string(),
     upstream: z.object({
       status: z.number().int().openapi({ description: "The upstream's HTTP status (4xx and 5xx included)" }),
-      retryAfter: z
-        .string()
-        .optional()
-        .openapi({ description: "The upstream's Retry-After, if it sent one" }),
+      retryAfter: z.string().optional().openapi({
+        description:
+          "The upstream's Retry-After, when it sent delta-seconds or an HTTP-date (anything else is dropped)",
+      }),
     }),
     output: z.unknown().openapi({ description: "The upstream's JSON body (its text when not JSON)" }),
     cost: UsdAmountSchema,

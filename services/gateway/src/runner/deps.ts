@@ -1,6 +1,6 @@
 import type { Clock, Logger } from "@app/core";
 import type { Database } from "@app/db";
-import type { IdempotencyStore, RateLimiter } from "@app/edge";
+import type { IdempotencyStore } from "@app/edge";
 import type { ToolRegistry } from "../registry/registry.ts";
 import type { AccountStore } from "../store/accounts.ts";
 import type { BalanceView } from "../store/balances.ts";
@@ -8,6 +8,7 @@ import type { KeyCache } from "../store/key-cache.ts";
 import type { RunStore } from "../store/runs.ts";
 import type { UsageWriter } from "../store/usage-writer.ts";
 import type { UpstreamClient } from "../upstream/client.ts";
+import type { KeyRateLimiters } from "./run-rate-limit.ts";
 
 /** Everything a run or an inspect is made of; built once in `service.ts` (or a test). */
 export type GatewayDeps = {
@@ -25,6 +26,9 @@ export type GatewayDeps = {
   /** Writes free runs' usage records and ledger rows just after they answer, in batches. */
   usage: UsageWriter;
   idempotency: IdempotencyStore;
-  /** Runs per key (subject: the key id): a token bucket, mostly served from this instance's lease. */
-  rateLimiter: RateLimiter;
+  /**
+   * Runs per key (subject: the key id): a token bucket at the default rate, or at the key's own
+   * (its policy's `ratePerMinute`), mostly served from this instance's lease.
+   */
+  rateLimiter: KeyRateLimiters;
 };

@@ -32,9 +32,21 @@ export function failedAfterCharge(): StoredResponse {
 }
 
 /**
+ * The upstream key a run of `request` would send: `upstreamKey` ("" as none) for a tool that takes
+ * one, undefined for a tool that takes none (or no tool), whose answer no upstream key guards.
+ */
+function sentUpstreamKey(deps: GatewayDeps, request: RunRequest, upstreamKey: string | undefined) {
+  const tool = deps.registry.find(request.provider, request.endpoint, request.method);
+  if (!tool || tool.provider.upstreamKeyHeader === null) return undefined;
+  return upstreamKey ?? "";
+}
+
+/**
  * Runs `execute` at most once per account and `Idempotency-Key` (already parsed). The same key with
- * the same request replays the stored answer (not re-run, not re-charged); with another request it
- * is a 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still running, a 409 `REQUEST_IN_PROGRESS`.
+ * the same request, the same upstream key included, replays the stored answer (not re-run, not
+ * re-charged); with another request, or another upstream key or none for a tool that sends one,
+ * it is a 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still running, a 409
+ * `REQUEST_IN_PROGRESS`.
  *
  * A failure before any charge (the gateway's own 400, 402, 404, 429, or a 502/504 whose price was
  * refunded) releases the key, so a retry runs again. A failure after a priced run's charge keeps
@@ -54,13 +66,14 @@ export async function runIdempotently(
   caller: Caller,
   idempotencyKey: string,
   request: RunRequest,
+  upstreamKey: string | undefined,
   execute: (run: KeyedRunOptions) => Promise<RunAnswer>,
 ): Promise<IdempotentAnswer> {
   const runId = newId("run");
   const begin = await deps.idempotency.begin({
     scope: caller.accountId,
     key: idempotencyKey,
-    fingerprint: runFingerprint(request),
+    fingerprint: runFingerprint(request, sentUpstreamKey(deps, request, upstreamKey)),
     attachment: runId,
   });
   if (begin.kind === "mismatch") throw idempotencyKeyReused();

@@ -1,49 +1,18 @@
-import { type UsdAmount, usd } from "../domain/money.ts";
-import { type JsonSchema, toJsonSchema } from "../domain/tool-schema.ts";
 import type { ToolRegistry } from "../registry/registry.ts";
-import type { RegisteredTool } from "../registry/types.ts";
+import { describeTool, type ToolInspection } from "../registry/tool-description.ts";
+import type { Caller } from "../store/accounts.ts";
 import { findTool } from "./find-tool.ts";
 
-/** What `inspect` answers about one tool. */
-export type ToolInspection = {
-  provider: string;
-  endpoint: string;
-  method: string;
-  description: string;
-  input: { queryParams: JsonSchema; pathParams: JsonSchema };
-  price: UsdAmount;
-  upstreamKey: "required" | "none";
-};
+export { describeTool, type ToolInspection };
 
-const rendered = new WeakMap<RegisteredTool, ToolInspection["input"]>();
-
-/** A tool's input schemas as JSON Schema, rendered once per tool. */
-function inputSchemas(tool: RegisteredTool): ToolInspection["input"] {
-  let input = rendered.get(tool);
-  if (!input) {
-    input = { queryParams: toJsonSchema(tool.queryParams), pathParams: toJsonSchema(tool.pathParams) };
-    rendered.set(tool, input);
-  }
-  return input;
-}
-
-/** The description of one tool: its input schemas, its price, whether it needs an upstream key. */
-export function describeTool(tool: RegisteredTool): ToolInspection {
-  return {
-    provider: tool.provider.id,
-    endpoint: tool.endpoint,
-    method: tool.method,
-    description: tool.description,
-    input: inputSchemas(tool),
-    price: usd(tool.priceMicro),
-    upstreamKey: tool.provider.upstreamKeyHeader === null ? "none" : "required",
-  };
-}
-
-/** `inspect`: the tool a caller names, described; 404 `TOOL_NOT_FOUND` otherwise. */
+/**
+ * `inspect`: the tool a caller names, described, if the caller's key may use it; 404
+ * `TOOL_NOT_FOUND` otherwise (over HTTP and MCP alike).
+ */
 export function inspectTool(
   registry: ToolRegistry,
   request: { provider: string; endpoint: string; method?: string },
+  caller: Pick<Caller, "access">,
 ): ToolInspection {
-  return describeTool(findTool(registry, { ...request, method: request.method ?? "GET" }));
+  return describeTool(findTool(registry, { ...request, method: request.method ?? "GET" }, caller));
 }

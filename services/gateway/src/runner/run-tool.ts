@@ -1,12 +1,14 @@
 import { newId, type ValidationIssue } from "@app/core";
 import { type UsdAmount, usd } from "../domain/money.ts";
 import { OutputJson, outputJson } from "../domain/output.ts";
+import { upstreamRetryAfter } from "../domain/retry-after.ts";
 import { prepareToolInput, upstreamUrl } from "../domain/tool-input.ts";
 import { GatewayError } from "../errors.ts";
 import type { RegisteredTool } from "../registry/types.ts";
 import type { Caller } from "../store/accounts.ts";
 import { balanceOf, type NewRun, type RunOutcome } from "../store/runs.ts";
 import { UpstreamFailure, type UpstreamFailureKind } from "../upstream/client.ts";
+import { chargeRefusal } from "./charge-refusal.ts";
 import type { GatewayDeps } from "./deps.ts";
 import { findTool } from "./find-tool.ts";
 import { takeRunToken } from "./run-rate-limit.ts";
@@ -106,12 +108,15 @@ export type RunOptions = {
    * nothing charged. An idempotent run pins its key here.
    */
   beforeCharge?: () => Promise<void>;
+  /** Recorded with the run for its history: the `Idempotency-Key` it was sent with, its request's id. */
+  idempotencyKey?: string;
+  requestId?: string;
 };
 
 /**
- * Runs one registered tool for a caller: finds it (404), validates its input (400), takes a token
- * from the key's bucket unless its request was counted already (429), charges its price without
- * ever going below zero (402), calls only the registered upstream with the caller's upstream key
+ * Runs one registered tool for a caller: finds it among those its key may use (404), validates its
+ * input (400), takes a token from the key's bucket unless its request was counted already (429),
+ * charges its price without ever going below zero or past the key's spend caps (402), calls only the registered upstream with the caller's upstream key
  * in the upstream's own header, records the run, and answers the envelope. An unreachable, slow or oversize upstream is a 502/504 and the
  * price goes back. The upstream key is used for this one call: never stored, logged or returned.
  *
@@ -134,7 +139,7 @@ export async function runTool(
   options: RunOptions = {},
 ): Promise<RunAnswer> {
   const progress = options.progress ?? { charged: false };
-  const tool = findTool(deps.registry, request);
+  const tool = findTool(deps.registry, request, caller);
   const prepared = prepareToolInput(tool, request.input);
   if (!prepared.ok) throw invalidInput(prepared.issues);
   const key = upstreamKeyFor(tool, upstreamKey);
@@ -150,6 +155,9 @@ export async function runTool(
     endpoint: tool.endpoint,
     method: tool.method,
     costMicro: tool.priceMicro,
+    idempotencyKey: options.idempotencyKey,
+    requestId: options.requestId,
+    keepOutput: caller.keepRunOutput === true,
   };
   const free = run.costMicro === 0n;
   const startedAt = deps.clock.now();
@@ -159,13 +167,8 @@ export async function runTool(
   try {
     const started = await deps.runs.start(run);
     deps.balances.observe(run.accountId, started.balanceMicro);
-    if (started.kind === "insufficient") {
-      throw new GatewayError("INSUFFICIENT_BALANCE", "This tool costs more than the account's balance.", {
-        price: usd(tool.priceMicro),
-        balance: usd(started.balanceMicro),
-      });
-    }
-    return await callAndFinish(deps, tool, run, key, url, startedAt);
+    if (started.kind !== "started") throw chargeRefusal(started, tool.priceMicro);
+    return await callAndFinish(deps, tool, run, key, url, startedAt, started.balanceMicro);
   } catch (error) {
     // A 402 (nothing charged) or a 502/504 (finished and refunded): the gateway's own answers.
     if (error instanceof GatewayError) {
@@ -201,7 +204,12 @@ async function refundFailed(deps: GatewayDeps, run: NewRun, startedAt: Date): Pr
   }
 }
 
-/** Calls the upstream of a started run, finishes the run and builds its envelope. */
+/**
+ * Calls the upstream of a started run, finishes the run and builds its envelope. A priced run that
+ * keeps its charge answers `balanceAfterCharge`, what its own debit left, rather than the balance
+ * at its finish, which concurrent runs of the account may have moved since; a refunded one answers
+ * what its own refund left.
+ */
 async function callAndFinish(
   deps: GatewayDeps,
   tool: RegisteredTool,
@@ -209,6 +217,7 @@ async function callAndFinish(
   key: string | undefined,
   url: URL,
   startedAt: Date,
+  balanceAfterCharge?: bigint,
 ): Promise<RunAnswer> {
   const free = run.costMicro === 0n;
   const finish = async (
@@ -216,11 +225,12 @@ async function callAndFinish(
     upstreamStatus: number | null,
     durationMs: number,
     refund: boolean,
+    output?: string,
   ) => {
     if (!free) {
-      const balance = await deps.runs.finish(run, { outcome, upstreamStatus, durationMs, refund });
+      const balance = await deps.runs.finish(run, { outcome, upstreamStatus, durationMs, refund, output });
       deps.balances.observe(run.accountId, balance);
-      return balance;
+      return refund ? balance : (balanceAfterCharge ?? balance);
     }
     deps.usage.record({
       ...run,
@@ -229,6 +239,7 @@ async function callAndFinish(
       durationMs,
       startedAt,
       finishedAt: deps.clock.now(),
+      output,
     });
     return deps.balances.get(run.accountId) ?? (await balanceOf(deps.db, run.accountId));
   };
@@ -260,16 +271,26 @@ async function callAndFinish(
   }
   const durationMs = elapsed();
   const refund = response.status >= 500;
-  const balance = await finish("completed", response.status, durationMs, refund);
+  // What can fail is done before the finish, so a failure finds the run still `running`: a priced
+  // one is then finished as `failed` and refunded (`runTool`), a free one recorded as failed.
+  let output: OutputJson;
+  let retryAfter: string | undefined;
+  try {
+    output = outputJson(response.body, response.contentType, key);
+    retryAfter = upstreamRetryAfter(response.retryAfter, key);
+  } catch (error) {
+    if (free) await finish("failed", response.status, durationMs, true);
+    throw error;
+  }
+  const kept = run.keepOutput ? output.text : undefined;
+  const balance = await finish("completed", response.status, durationMs, refund, kept);
   const envelope: RunEnvelope = {
     runId: run.id,
     provider: run.provider,
     endpoint: run.endpoint,
     method: run.method,
-    upstream: response.retryAfter
-      ? { status: response.status, retryAfter: response.retryAfter }
-      : { status: response.status },
-    output: outputJson(response.body, response.contentType, key),
+    upstream: retryAfter ? { status: response.status, retryAfter } : { status: response.status },
+    output,
     cost: usd(refund ? 0n : run.costMicro),
     balance: usd(balance),
     durationMs,
@@ -291,9 +312,4 @@ export function envelopeJson(envelope: RunEnvelope): string {
     `"cost":${JSON.stringify(envelope.cost)},"balance":${JSON.stringify(envelope.balance)},` +
     `"durationMs":${JSON.stringify(envelope.durationMs)}}`
   );
-}
-
-/** The envelope with its output as a plain value, for what needs objects (the MCP SDK's path). */
-export function plainEnvelope(envelope: RunEnvelope): RunEnvelope {
-  return envelope.output instanceof OutputJson ? { ...envelope, output: envelope.output.value() } : envelope;
 }

@@ -1,6 +1,7 @@
 import { type Clock, newId, systemClock } from "@app/core";
 import type { Queryable } from "@app/db";
 import { DatabaseApiKeyStore, sameKeyHash } from "@app/edge";
+import type { KeyAccess } from "../domain/key-policy.ts";
 import { noteRevocation } from "./revocations.ts";
 
 /** The prefix of every gateway key, so a leaked one is recognisable (and secret scanners can match it). */
@@ -8,8 +9,12 @@ export const GATEWAY_KEY_PREFIX = "gwk";
 
 export type GatewayAccount = { id: string; name: string; balanceMicro: bigint; createdAt: Date };
 
-/** Who a valid gateway key speaks for. */
-export type Caller = { accountId: string; keyId: string };
+/**
+ * Who a valid gateway key speaks for; `keepRunOutput`: its account keeps its runs' outputs (read
+ * with the key, so it costs a run no statement; a change shows within the key cache's second);
+ * `access`: what the key's policy lets it reach (none given: every tool, at the default rate).
+ */
+export type Caller = { accountId: string; keyId: string; keepRunOutput?: boolean; access?: KeyAccess };
 
 /** A key's record, without the key (which is never kept). */
 export type KeyRecord = {
@@ -115,8 +120,9 @@ export class AccountStore {
   }
 
   /**
-   * The caller of an active key by its hash, and its account's balance, in one statement (the
-   * shared key store cannot join the balance); the stored hash is compared in constant time.
+   * The caller of an active key by its hash (with what its policy lets it reach), and its
+   * account's balance, in one statement (the shared key store cannot join the balance); the
+   * stored hash is compared in constant time.
    */
   async lookupHash(keyHash: string): Promise<KeyLookup | undefined> {
     const [row] = await this.db.query<{
@@ -125,19 +131,41 @@ export class AccountStore {
       keyHash: string;
       lastUsedAt: Date | null;
       balance: string;
+      keepRunOutput: boolean;
+      allow: string[] | null;
+      ratePerMinute: number | null;
     }>(
       `SELECT k.account_id AS "accountId", k.id AS "keyId", k.key_hash AS "keyHash",
-         k.last_used_at AS "lastUsedAt", a.balance_micro::text AS balance
+         k.last_used_at AS "lastUsedAt", a.balance_micro::text AS balance,
+         a.keep_run_output AS "keepRunOutput", p.allow, p.rate_per_minute AS "ratePerMinute"
        FROM gateway.api_keys k JOIN gateway.accounts a ON a.id = k.account_id
+         LEFT JOIN gateway.key_policies p ON p.key_id = k.id
        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
       [keyHash],
     );
     if (!row || !sameKeyHash(keyHash, row.keyHash)) return undefined;
     return {
-      caller: { accountId: row.accountId, keyId: row.keyId },
+      caller: {
+        accountId: row.accountId,
+        keyId: row.keyId,
+        keepRunOutput: row.keepRunOutput,
+        access: { allow: row.allow ?? null, ratePerMinute: row.ratePerMinute ?? null },
+      },
       balanceMicro: BigInt(row.balance),
       lastUsedAt: row.lastUsedAt,
     };
+  }
+
+  /**
+   * Whether the account keeps its runs' outputs from now on (within a second on every instance: the
+   * setting is read with the key); false when there is no such account.
+   */
+  async setKeepRunOutput(accountId: string, keep: boolean): Promise<boolean> {
+    const rows = await this.db.query<{ id: string }>(
+      "UPDATE gateway.accounts SET keep_run_output = $2 WHERE id = $1 RETURNING id",
+      [accountId, keep],
+    );
+    return rows.length === 1;
   }
 
   /** Marks a key found by {@link lookupHash} used now, at most once a minute. */

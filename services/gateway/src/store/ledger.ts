@@ -22,10 +22,23 @@ type LedgerRow = {
   created_at: Date;
 };
 
-/** Adds `amountMicro` (≥ 0) to an account and writes its ledger row; the new balance, or undefined if no such account. */
+/** The settled payment a credit was bought with: its protocol, unique settlement reference and transaction. */
+export type CreditSettlement = { protocol: "x402" | "mpp"; reference: string; transaction: string | null };
+
+/**
+ * Adds `amountMicro` (≥ 0) to an account and writes its ledger row (with the payment that bought
+ * it, for a bought credit); the new balance, or undefined if no such account.
+ */
 export async function addToBalance(
   tx: Queryable,
-  entry: { accountId: string; amountMicro: bigint; kind: "credit" | "refund"; runId?: string; note?: string },
+  entry: {
+    accountId: string;
+    amountMicro: bigint;
+    kind: "credit" | "refund";
+    runId?: string;
+    note?: string;
+    settlement?: CreditSettlement;
+  },
 ): Promise<bigint | undefined> {
   const [row] = await tx.query<{ balance_micro: string }>(
     `UPDATE gateway.accounts SET balance_micro = balance_micro + $2 WHERE id = $1
@@ -35,8 +48,9 @@ export async function addToBalance(
   if (!row) return undefined;
   noteBalanceChange();
   await tx.query(
-    `INSERT INTO gateway.ledger (account_id, kind, amount_micro, balance_after_micro, run_id, note)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
+    `INSERT INTO gateway.ledger (account_id, kind, amount_micro, balance_after_micro, run_id, note,
+       payment_protocol, settlement_reference, transaction_hash)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [
       entry.accountId,
       entry.kind,
@@ -44,6 +58,9 @@ export async function addToBalance(
       row.balance_micro,
       entry.runId ?? null,
       entry.note ?? null,
+      entry.settlement?.protocol ?? null,
+      entry.settlement?.reference ?? null,
+      entry.settlement?.transaction ?? null,
     ],
   );
   return BigInt(row.balance_micro);

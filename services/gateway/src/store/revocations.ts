@@ -1,10 +1,11 @@
 /**
- * Bumped by every revocation made in this process (any `AccountStore`, the CLI's included), so
- * every key cache of the process forgets every key at once: a revocation is rare, a lookup cheap.
+ * Bumped by every revocation made in this process (any `AccountStore`, the CLI's included), and by
+ * every change of a key's policy (`KeyPolicyStore`), so every key cache of the process forgets
+ * every key at once: both are rare, a lookup cheap.
  */
 let count = 0;
 
-/** Tells every key cache of this process that a key was (or is about to be) revoked. */
+/** Tells every key cache of this process that a key was (or is about to be) revoked, or its policy changed. */
 export function noteRevocation(): void {
   count += 1;
 }

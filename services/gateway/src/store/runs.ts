@@ -1,5 +1,6 @@
 import type { Database, Queryable } from "@app/db";
 import { noteBalanceChange } from "./balances.ts";
+import { chargeRun, type StartedRun } from "./run-charge.ts";
 
 /** How a run ended, as the usage record keeps it. */
 export type RunOutcome =
@@ -18,11 +19,15 @@ export type NewRun = {
   endpoint: string;
   method: string;
   costMicro: bigint;
+  /** The `Idempotency-Key` the run was sent with, for the history. */
+  idempotencyKey?: string;
+  /** The id of the request that ran it (`x-request-id`), for the history. */
+  requestId?: string;
+  /** The account keeps its runs' outputs: the output answered is written with the finish. */
+  keepOutput?: boolean;
 };
 
-export type StartedRun =
-  | { kind: "started"; balanceMicro: bigint }
-  | { kind: "insufficient"; balanceMicro: bigint };
+export type { StartedRun };
 
 /** One usage record, for `usage`. */
 export type RunRecord = {
@@ -42,55 +47,50 @@ export class RunStore {
   constructor(private readonly db: Database) {}
 
   /**
-   * Charges a priced run (a conditional debit: never below zero) and writes its usage record and
-   * ledger row, in one statement (atomic on its own, one round trip). A free run needs no charge
-   * and no balance: it is recorded once finished, by the `UsageWriter`.
+   * Charges a priced run (a conditional debit: never below zero, never past its key's spend caps)
+   * and writes its usage record and ledger row, in one statement ({@link chargeRun}). A free run
+   * needs no charge and no balance: it is recorded once finished, by the `UsageWriter`.
    */
   async start(run: NewRun): Promise<StartedRun> {
-    const [row] = await this.db.query<{ debited: string | null; current: string | null }>(
-      `WITH debit AS (
-         UPDATE gateway.accounts SET balance_micro = balance_micro - $7::bigint
-         WHERE id = $2 AND balance_micro >= $7::bigint
-         RETURNING balance_micro
-       ), started AS (
-         INSERT INTO gateway.runs (id, account_id, key_id, provider, endpoint, method, cost_micro)
-         SELECT $1, $2, $3, $4, $5, $6, $7::bigint FROM debit
-         RETURNING id
-       ), entry AS (
-         INSERT INTO gateway.ledger (account_id, kind, amount_micro, balance_after_micro, run_id)
-         SELECT $2, 'run', -($7::bigint), debit.balance_micro, started.id FROM debit, started
-       )
-       SELECT (SELECT balance_micro::text FROM debit) AS debited,
-              (SELECT balance_micro::text FROM gateway.accounts WHERE id = $2) AS current`,
-      [run.id, run.accountId, run.keyId, run.provider, run.endpoint, run.method, run.costMicro.toString()],
-    );
-    if (row?.debited != null) {
-      noteBalanceChange();
-      return { kind: "started", balanceMicro: BigInt(row.debited) };
-    }
-    return { kind: "insufficient", balanceMicro: BigInt(row?.current ?? "0") };
+    const started = await chargeRun(this.db, run);
+    if (started.kind === "started") noteBalanceChange();
+    return started;
   }
 
   /**
    * Records how a priced run ended, in one statement. With `refund`, its price goes back to the
-   * account (a `refund` ledger row). Only a run still `running` is finished (and refunded), so a
+   * account (a `refund` ledger row) and to its key's spend of the day it was charged (in total and
+   * on its tool). Only a run still `running` is finished (and refunded), so a
    * second finish of the same run (a refund after a finish whose answer was lost) changes nothing.
-   * Returns the balance after.
+   * Returns the balance after. `output` (the output answered, for an account that keeps them) is
+   * written with the outcome.
    */
   async finish(
     run: NewRun,
-    result: { outcome: RunOutcome; upstreamStatus: number | null; durationMs: number; refund: boolean },
+    result: {
+      outcome: RunOutcome;
+      upstreamStatus: number | null;
+      durationMs: number;
+      refund: boolean;
+      output?: string;
+    },
   ): Promise<bigint> {
     const refund = result.refund && run.costMicro > 0n;
     const [row] = await this.db.query<{ balance: string | null }>(
       `WITH finished AS (
-         UPDATE gateway.runs SET outcome = $2, upstream_status = $3, duration_ms = $4, finished_at = now()
+         UPDATE gateway.runs SET outcome = $2, upstream_status = $3, duration_ms = $4, finished_at = now(),
+                                 output = $8
          WHERE id = $1 AND outcome = 'running'
-         RETURNING id
+         RETURNING id, key_id, created_at, provider || ' ' || endpoint || ' ' || method AS tool
        ), refund AS (
          UPDATE gateway.accounts SET balance_micro = balance_micro + $6::bigint
          WHERE id = $5 AND $7::boolean AND EXISTS (SELECT 1 FROM finished)
          RETURNING balance_micro
+       ), spend_back AS (
+         UPDATE gateway.key_daily_spend s SET spent_micro = GREATEST(0, s.spent_micro - $6::bigint)
+         FROM finished, refund
+         WHERE s.key_id = finished.key_id AND s.day = (finished.created_at AT TIME ZONE 'UTC')::date
+           AND s.tool IN ('', finished.tool)
        ), entry AS (
          INSERT INTO gateway.ledger (account_id, kind, amount_micro, balance_after_micro, run_id, note)
          SELECT $5, 'refund', $6::bigint, refund.balance_micro, $1, $2 FROM refund
@@ -105,6 +105,7 @@ export class RunStore {
         run.accountId,
         run.costMicro.toString(),
         refund,
+        result.output ?? null,
       ],
     );
     if (refund) noteBalanceChange();

@@ -15,6 +15,12 @@ export type FreeRunRecord = {
   durationMs: number;
   startedAt: Date;
   finishedAt: Date;
+  /** The `Idempotency-Key` the run was sent with. */
+  idempotencyKey?: string;
+  /** The id of the request that ran it. */
+  requestId?: string;
+  /** The output answered, for an account that keeps its runs' outputs. */
+  output?: string;
 };
 
 export type UsageWriterOptions = {
@@ -22,6 +28,8 @@ export type UsageWriterOptions = {
   flushMs?: number;
   /** A batch is written at once when this many records wait (default 500). */
   maxBatch?: number;
+  /** A batch is written at once when the outputs it keeps reach this many characters (default 4 Mi). */
+  maxOutputChars?: number;
   /** Attempts at writing a batch before its records are dropped, logged (default 5). */
   maxAttempts?: number;
 };
@@ -39,11 +47,14 @@ export type UsageWriterOptions = {
  */
 export class UsageWriter {
   private queue: FreeRunRecord[] = [];
+  /** Characters of kept outputs waiting in the queue. */
+  private queuedOutputChars = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private failures = 0;
   private readonly flushMs: number;
   private readonly maxBatch: number;
+  private readonly maxOutputChars: number;
   private readonly maxAttempts: number;
 
   constructor(
@@ -53,13 +64,17 @@ export class UsageWriter {
   ) {
     this.flushMs = options.flushMs ?? 100;
     this.maxBatch = options.maxBatch ?? 500;
+    this.maxOutputChars = options.maxOutputChars ?? 4 * 1024 * 1024;
     this.maxAttempts = options.maxAttempts ?? 5;
   }
 
   /** Queues a finished free run; it is written with the next batch. */
   record(run: FreeRunRecord): void {
     this.queue.push(run);
-    if (this.queue.length >= this.maxBatch) void this.flush();
+    this.queuedOutputChars += run.output?.length ?? 0;
+    // Kept outputs can be large (up to the upstream's size cap each): they do not wait long in memory.
+    const full = this.queue.length >= this.maxBatch || this.queuedOutputChars >= this.maxOutputChars;
+    if (full) void this.flush();
     else this.schedule(this.flushMs);
   }
 
@@ -90,6 +105,7 @@ export class UsageWriter {
   private async writeQueued(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
+      this.queuedOutputChars = this.queue.reduce((sum, run) => sum + (run.output?.length ?? 0), 0);
       try {
         await writeFreeRuns(this.db, batch);
         this.failures = 0;
@@ -104,6 +120,7 @@ export class UsageWriter {
           continue;
         }
         this.queue = batch.concat(this.queue);
+        this.queuedOutputChars = this.queue.reduce((sum, run) => sum + (run.output?.length ?? 0), 0);
         this.logger.warn(
           { err: error, runs: batch.length },
           "usage records of free runs not written; retrying",
@@ -126,14 +143,16 @@ export async function writeFreeRuns(db: Queryable, runs: readonly FreeRunRecord[
   await db.query(
     `WITH input AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                            $7::text[], $8::int[], $9::int[], $10::timestamptz[], $11::timestamptz[])
+                            $7::text[], $8::int[], $9::int[], $10::timestamptz[], $11::timestamptz[],
+                            $12::text[], $13::text[], $14::text[])
          AS t(id, account_id, key_id, provider, endpoint, method, outcome, upstream_status, duration_ms,
-              created_at, finished_at)
+              created_at, finished_at, idempotency_key, request_id, output)
      ), written AS (
        INSERT INTO gateway.runs (id, account_id, key_id, provider, endpoint, method, cost_micro, outcome,
-                                 upstream_status, duration_ms, created_at, finished_at)
+                                 upstream_status, duration_ms, created_at, finished_at, idempotency_key,
+                                 request_id, output)
        SELECT id, account_id, key_id, provider, endpoint, method, 0, outcome, upstream_status, duration_ms,
-              created_at, finished_at
+              created_at, finished_at, idempotency_key, request_id, output
        FROM input
        ON CONFLICT (id) DO NOTHING
        RETURNING id, account_id, created_at
@@ -154,6 +173,9 @@ export async function writeFreeRuns(db: Queryable, runs: readonly FreeRunRecord[
       column((run) => run.durationMs),
       column((run) => run.startedAt.toISOString()),
       column((run) => run.finishedAt.toISOString()),
+      column((run) => run.idempotencyKey ?? null),
+      column((run) => run.requestId ?? null),
+      column((run) => run.output ?? null),
     ],
   );
 }

@@ -1,6 +1,10 @@
 import { describe, expect, test } from "vitest";
 import { runFingerprint } from "../../src/domain/fingerprint.ts";
-import { decodeOutput, SCRUBBED, scrubSecret } from "../../src/domain/output.ts";
+import { outputJson, SCRUBBED, scrubSecret } from "../../src/domain/output.ts";
+
+/** The run output of an upstream body, as the value a caller reads. */
+const decodeOutput = (body: Uint8Array, contentType: string | undefined, secret?: string) =>
+  outputJson(body, contentType, secret).value();
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

@@ -20,7 +20,7 @@ describe("the gateway key cache", () => {
     };
     const cache = new KeyCache(accounts, new BalanceView(), () => now);
     const caller = await openAccount(db);
-    expect(await cache.authenticate(caller.key)).toEqual({
+    expect(await cache.authenticate(caller.key)).toMatchObject({
       accountId: caller.accountId,
       keyId: caller.keyId,
     });

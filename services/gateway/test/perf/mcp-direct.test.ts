@@ -50,6 +50,8 @@ describe("MCP tools/call answered directly", () => {
     const answered = [
       call("inspect", { provider: "markets", endpoint: "/pm/event" }),
       call("inspect", { provider: "nobody", endpoint: "/x" }),
+      call("inspect", { provider: "markets" }),
+      call("inspect", { provider: "nobody" }),
       call("run", { provider: "markets", endpoint: "/pm/event", input: { queryParams: { ref: "fed" } } }),
       call("run", {
         provider: "markets",
@@ -61,6 +63,12 @@ describe("MCP tools/call answered directly", () => {
       call("run", { provider: "shop", endpoint: "/api/shops/agent-availability" }),
       call("run", { provider: "publisher", endpoint: "/api/v1/posts", input: { queryParams: { limit: 0 } } }),
       { ...call("run", { provider: "nobody", endpoint: "/x" }), id: "string-id" },
+      call("run", {
+        provider: "markets",
+        endpoint: "/pm/event",
+        input: { queryParams: { ref: "fed" } },
+        idempotencyKey: "direct-and-sdk",
+      }),
     ];
     for (const message of answered) {
       const direct = await directToolsCall(h.deps, context, message);
@@ -78,6 +86,7 @@ describe("MCP tools/call answered directly", () => {
         extra: 1,
       }),
       call("unknown", {}),
+      call("run", { provider: "markets", endpoint: "/pm/event", idempotencyKey: "not a key" }),
       call("run", { provider: "markets", endpoint: "/pm/event" }, { _meta: { progressToken: 1 } }),
       { jsonrpc: "2.0", id: 1, method: "tools/list" },
       { jsonrpc: "2.0", method: "notifications/initialized" },

@@ -55,6 +55,7 @@ describe("MCP at /mcp", () => {
       const run = tools.find((tool) => tool.name === "run");
       expect(Object.keys(run?.inputSchema.properties ?? {}).sort()).toEqual([
         "endpoint",
+        "idempotencyKey",
         "input",
         "method",
         "provider",

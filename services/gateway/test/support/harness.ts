@@ -26,6 +26,8 @@ export type HarnessOptions = {
   urls?: Record<string, URL>;
   /** Providers besides the spec's (a priced tool, say). */
   extraProviders?: ProviderDeclaration[];
+  /** Prices replacing the declared ones, by tool name, as `GATEWAY_TOOL_PRICES` sets them. */
+  toolPrices?: ReadonlyMap<string, bigint>;
   limits?: Partial<UpstreamLimits>;
   runsPerMinute?: number;
   logger?: Logger;
@@ -43,7 +45,7 @@ export function gatewayHarness(db: Database, options: HarnessOptions = {}): Harn
   );
   const upstream = options.upstream ?? createUndiciUpstreamClient({ ...TEST_LIMITS, ...options.limits });
   const deps = buildGatewayDeps(db, options.logger ?? silentLogger(), {
-    registry: createRegistry(declarations, urls),
+    registry: createRegistry(declarations, urls, options.toolPrices),
     upstream,
     runsPerMinute: options.runsPerMinute ?? 300,
     clock: options.clock,

@@ -1,7 +1,11 @@
 import type { Database } from "@app/db";
 import { type FakeClock, test } from "@app/testkit";
 import { describe, expect } from "vitest";
-import { type ClaimedDelivery, type ClaimLimits, claimDueDeliveries } from "../../src/webhooks/delivery-store.ts";
+import {
+  type ClaimedDelivery,
+  type ClaimLimits,
+  claimDueDeliveries,
+} from "../../src/webhooks/delivery-store.ts";
 import { createEndpoint } from "../../src/webhooks/endpoint-store.ts";
 import { createFakeSender } from "../../src/webhooks/sender.fake.ts";
 import { seedAccount } from "../support.ts";

@@ -1,8 +1,10 @@
-import { type AuthorizationFacts, isTypedDataSignedBy, PERMIT2_ADDRESS } from "@app/payments";
 import type { PaymentRequirements } from "@x402/core/types";
 import { authorizationTypes, permit2WitnessTypes, uptoPermit2WitnessTypes } from "@x402/evm";
 import type { Hex, TypedDataDefinition } from "viem";
-import type { Authorization } from "./x402-payload.ts";
+import { PERMIT2_ADDRESS } from "../chain/addresses.ts";
+import { isTypedDataSignedBy } from "../crypto/signatures.ts";
+import type { Authorization } from "./payment-payload.ts";
+import type { AuthorizationFacts } from "./settlement-chain.ts";
 
 /**
  * The public facts of an authorisation, kept in the ledger (never its signature): enough to ask

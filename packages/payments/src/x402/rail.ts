@@ -1,5 +1,4 @@
 import { errorSummary } from "@app/core";
-import type { AuthorizationFacts, SettlementChain, SettlementOutcome } from "@app/payments";
 import type { FacilitatorClient } from "@x402/core/server";
 import { x402ResourceServer } from "@x402/core/server";
 import type {
@@ -11,8 +10,9 @@ import type {
 } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
-import { isSignedByPayer } from "./x402-authorization.ts";
-import type { X402Payment } from "./x402-payload.ts";
+import { isSignedByPayer } from "./authorization.ts";
+import type { X402Payment } from "./payment-payload.ts";
+import type { AuthorizationFacts, SettlementChain, SettlementOutcome } from "./settlement-chain.ts";
 
 export type X402Scheme = "exact" | "upto";
 
@@ -110,12 +110,14 @@ export class FacilitatorX402Rail implements X402Rail {
     return this.ready;
   }
 
-  /** Fails, saying why, unless the facilitator answers `/supported` with both schemes on this network. */
-  async checkSupported(): Promise<void> {
+  /**
+   * Fails, saying why, unless the facilitator answers `/supported` with each scheme a service
+   * takes (default both) on this network.
+   */
+  async checkSupported(schemes: readonly X402Scheme[] = ["exact", "upto"]): Promise<void> {
     const supported = await this.facilitator.getSupported().catch((error: unknown) => {
       throw new Error(`did not answer /supported (${errorSummary(error).message})`);
     });
-    const schemes: X402Scheme[] = ["exact", "upto"];
     const missing = schemes.filter(
       (scheme) => !supported.kinds.some((kind) => kind.scheme === scheme && kind.network === this.network),
     );

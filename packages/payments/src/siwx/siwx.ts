@@ -1,6 +1,5 @@
 import type { Clock } from "@app/core";
 import type { Database } from "@app/db";
-import { isMessageSignedBy } from "@app/payments";
 import {
   buildSIWxSchema,
   type EVMMessageVerifier,
@@ -12,7 +11,8 @@ import {
 } from "@x402/extensions/sign-in-with-x";
 import { getAddress } from "viem";
 import { createSiweMessage } from "viem/siwe";
-import { SiwxNonces } from "./siwx-nonces.ts";
+import { isMessageSignedBy } from "../crypto/signatures.ts";
+import { SiwxNonces } from "./nonces.ts";
 
 /** The failures a SIWX check answers with (402 bodies `{error, message}`). */
 export type SiwxFailureCode =
@@ -37,6 +37,13 @@ export class SiwxError extends Error {
 export type SiwxIdentity = { wallet: `0x${string}`; chainId: string; verifiedAt: Date };
 
 export type SiwxOptions = {
+  /** The service whose sign-ins these are: its nonces are keyed apart from every other service's. */
+  service: string;
+  /**
+   * The table spent nonces are kept in until they would have expired (`schema.table`, with
+   * `nonce text PRIMARY KEY, expires_at timestamptz NOT NULL`), in the service's own schema.
+   */
+  spentNonces: string;
   /** Signs issued nonces; the same on every instance (derived from the service's MPP secret). */
   nonceSecret: string;
   /** The service's public origin: SIWX domain and URI must match it (never the Host header). */
@@ -102,8 +109,11 @@ export class SiwxAuthenticator {
     private readonly db: Database,
     private readonly options: SiwxOptions,
   ) {
+    if (!/^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$/.test(options.spentNonces)) {
+      throw new Error(`spentNonces must name a table as schema.table, not ${options.spentNonces}`);
+    }
     this.ttlMs = options.ttlMs ?? 5 * 60_000;
-    this.nonces = new SiwxNonces(options.nonceSecret);
+    this.nonces = new SiwxNonces(options.nonceSecret, options.service);
   }
 
   /** A fresh challenge for `PaymentRequired.extensions`, with a newly issued nonce. */
@@ -132,7 +142,7 @@ export class SiwxAuthenticator {
   /**
    * Checks a `SIGN-IN-WITH-X` header signed for the resource at `path` and spends its nonce;
    * throws {@link SiwxError} on any failure. A sign-in is good for the resource it was issued for
-   * only: one for `/api/fortune/profile` does not save a favorite.
+   * only: one for a profile read does not save a favorite.
    */
   async authenticate(header: string | undefined, path: string): Promise<SiwxIdentity> {
     if (!header)
@@ -229,7 +239,7 @@ export class SiwxAuthenticator {
       );
     }
     const spent = await this.db.query(
-      `INSERT INTO fortune.siwx_spent_nonces (nonce, expires_at) VALUES ($1, $2)
+      `INSERT INTO ${this.options.spentNonces} (nonce, expires_at) VALUES ($1, $2)
        ON CONFLICT (nonce) DO NOTHING RETURNING 1`,
       [nonce, expiresAt],
     );

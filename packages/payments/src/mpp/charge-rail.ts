@@ -1,14 +1,10 @@
-import {
-  type ChargePayer,
-  chargePayerOf,
-  isUnspentCredential,
-  type MppRails,
-  tempoClient,
-} from "@app/payments";
 import { Credential, Receipt } from "mppx";
 import type { Client, Hex } from "viem";
 import { getTransactionReceipt } from "viem/actions";
-import { type Refusal, refusal } from "./refusal.ts";
+import { type Refusal, refusal } from "../refusal.ts";
+import { tempoClient } from "./chain.ts";
+import { type ChargePayer, chargePayerOf, isUnspentCredential } from "./charge-payer.ts";
+import type { MppRails } from "./rails.ts";
 
 /** The outcome of presenting an MPP credential for a one-shot charge. */
 export type MppChargeOutcome =

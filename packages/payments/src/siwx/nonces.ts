@@ -9,8 +9,9 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 export class SiwxNonces {
   private readonly key: Buffer;
 
-  constructor(secret: string) {
-    this.key = createHmac("sha256", secret).update("fortune: sign-in-with-x nonces").digest();
+  /** `service` names whose nonces these are: each service's nonce key is its own. */
+  constructor(secret: string, service: string) {
+    this.key = createHmac("sha256", secret).update(`${service}: sign-in-with-x nonces`).digest();
   }
 
   issue(issuedAt: Date): string {

@@ -2,7 +2,7 @@ import { z } from "@app/core";
 import { decodePaymentSignatureHeader } from "@x402/core/http";
 import { PaymentPayloadV2Schema } from "@x402/core/schemas";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { type Refusal, refusal } from "./refusal.ts";
+import { type Refusal, refusal } from "../refusal.ts";
 
 const MAX_HEADER_BYTES = 16 * 1024;
 
