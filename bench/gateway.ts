@@ -16,7 +16,11 @@ type Case = { name: string; origin: string; request: FixedRequest };
 /** One timed phase: the loader's figures, each process's CPU, the gateway's database work. */
 type Measured = { result: FixedResult; cpu: CpuShares; db: GatewayDbStats };
 type Row = Measured & { name: string; concurrency: number };
-type Pids = { gateway: ChildProcess; markets: ChildProcess };
+type Pids = { gateway: ChildProcess; priced: ChildProcess; markets: ChildProcess };
+/** The markets tool's price on the priced gateway: 10 micro-USD, so the demo's 10 USD last a million runs. */
+const PRICE = "0.00001";
+/** Target: a priced run (a balance debit on every call) within this much of a free one at p50. */
+const TARGET_PRICED_ADDED_P50_MS = 0.2;
 
 /**
  * `/v1/run` and the MCP `run` tool against a direct call to the same upstream (the markets
@@ -34,8 +38,13 @@ export async function benchGateway(): Promise<void> {
       BENCH_MARKETS_URL: markets.message.url,
     });
     servers.push(gateway.child);
-    const pids = { gateway: gateway.child, markets: markets.child };
-    const cases = benchCases(markets.message, gateway.message);
+    const priced = await forkServer<GatewayServerInfo>("./servers/gateway.ts", 120_000, {
+      BENCH_MARKETS_URL: markets.message.url,
+      BENCH_TOOL_PRICES: JSON.stringify({ "markets /pm/event GET": PRICE }),
+    });
+    servers.push(priced.child);
+    const pids = { gateway: gateway.child, priced: priced.child, markets: markets.child };
+    const cases = benchCases(markets.message, gateway.message, priced.message);
     const rows: Row[] = [];
     for (const concurrency of [1, THROUGHPUT_CONNECTIONS]) {
       const best = new Map<string, Measured>();
@@ -50,13 +59,18 @@ export async function benchGateway(): Promise<void> {
         rows.push({ name: bench.name, concurrency, ...(best.get(bench.name) as Measured) });
     }
     printGatewayTable(rows);
+    printPricedAgainstFree(rows);
     printTimeSplit(rows);
   } finally {
     for (const child of servers.reverse()) await stopServer(child);
   }
 }
 
-function benchCases(markets: MarketsServerInfo, gateway: GatewayServerInfo): Case[] {
+function benchCases(
+  markets: MarketsServerInfo,
+  gateway: GatewayServerInfo,
+  priced: GatewayServerInfo,
+): Case[] {
   const query = { ref: markets.ref };
   const input = { provider: "markets", endpoint: "/pm/event", method: "GET", input: { queryParams: query } };
   const json = { "content-type": "application/json", authorization: `Bearer ${gateway.gatewayKey}` };
@@ -70,6 +84,16 @@ function benchCases(markets: MarketsServerInfo, gateway: GatewayServerInfo): Cas
       name: "gateway POST /v1/run",
       origin: gateway.url,
       request: { method: "POST", path: "/v1/run", headers: json, body: JSON.stringify(input) },
+    },
+    {
+      name: `priced POST /v1/run (${PRICE} USD)`,
+      origin: priced.url,
+      request: {
+        method: "POST",
+        path: "/v1/run",
+        headers: { ...json, authorization: `Bearer ${priced.gatewayKey}` },
+        body: JSON.stringify(input),
+      },
     },
     {
       name: "gateway MCP tools/call run",
@@ -97,11 +121,12 @@ function benchCases(markets: MarketsServerInfo, gateway: GatewayServerInfo): Cas
 async function measure(bench: Case, concurrency: number, pids: Pids): Promise<Measured> {
   const batch = (count: number) => Array.from({ length: count }, () => bench.request);
   await runFixed(bench.origin, batch(200), { concurrency, maxSeconds: 2 });
-  await ask<GatewayDbStats>(pids.gateway, "db-stats", 10_000);
-  const { result, cpu } = await withCpu({ gateway: pids.gateway.pid, markets: pids.markets.pid }, () =>
+  const serving = bench.name.startsWith("priced") ? pids.priced : pids.gateway;
+  await ask<GatewayDbStats>(serving, "db-stats", 10_000);
+  const { result, cpu } = await withCpu({ gateway: serving.pid, markets: pids.markets.pid }, () =>
     runFixed(bench.origin, batch(1_000_000), { concurrency, maxSeconds: SECONDS }),
   );
-  const db = await ask<GatewayDbStats>(pids.gateway, "db-stats", 10_000);
+  const db = await ask<GatewayDbStats>(serving, "db-stats", 10_000);
   return { result, cpu, db };
 }
 
@@ -150,6 +175,32 @@ function printGatewayTable(rows: Row[]): void {
     }
   }
   process.stdout.write(`${summaries.join("\n")}\n`);
+}
+
+/**
+ * A priced run against a free one through the same gateway code, in the same rounds: the latency
+ * the balance debit adds at concurrency 1 (its target), and the throughput ratio at 16.
+ */
+function printPricedAgainstFree(rows: Row[]): void {
+  const find = (prefix: string, concurrency: number) =>
+    rows.find((row) => row.concurrency === concurrency && row.name.startsWith(prefix));
+  const free1 = find("gateway POST /v1/run", 1);
+  const priced1 = find("priced", 1);
+  const free16 = find("gateway POST /v1/run", THROUGHPUT_CONNECTIONS);
+  const priced16 = find("priced", THROUGHPUT_CONNECTIONS);
+  if (!free1 || !priced1 || !free16 || !priced16) return;
+  const added = priced1.result.p50 - free1.result.p50;
+  const met = added <= TARGET_PRICED_ADDED_P50_MS ? "met" : "NOT met";
+  process.stdout.write(
+    `
+Priced against free /v1/run (a balance debit, the ledger row and the spend counters on every call)
+` +
+      `  priced: ${added >= 0 ? "+" : ""}${added.toFixed(2)} ms at p50 over free (target ≤ ${TARGET_PRICED_ADDED_P50_MS} ms: ${met}); ` +
+      `${(priced16.result.rps / free16.result.rps).toFixed(2)} of free throughput at ${THROUGHPUT_CONNECTIONS} connections ` +
+      `(${priced16.result.rps.toFixed(0)} against ${free16.result.rps.toFixed(0)} req/s; database per priced run: ` +
+      `${(priced16.db.statements / Math.max(1, priced16.result.ok)).toFixed(2)} statements)
+`,
+  );
 }
 
 /**

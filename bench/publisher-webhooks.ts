@@ -21,6 +21,8 @@ const FULL_TARGETS = 10_000;
 const SPREAD_SECONDS = Number(process.env.BENCH_SPREAD_SECONDS ?? 60);
 const GRACE_MS = Number(process.env.BENCH_PHASE_GRACE_SECONDS ?? 90) * 1000;
 const WORKERS = 2;
+/** How long the events recorded by the end are given to arrive before the unreceived count as lost. */
+const DRAIN_MS = 30_000;
 /** The webhook workers' settings: the service's defaults unless set for an exploration. */
 const WEBHOOK_CONCURRENCY = process.env.BENCH_WEBHOOK_CONCURRENCY;
 const WEBHOOK_POLL_MS = process.env.BENCH_WEBHOOK_POLL_MS;
@@ -192,12 +194,16 @@ async function publishAndDeliver(
     if ((now.open === 0 && receipts.size >= now.events) || Date.now() > deadline) break;
     await sleep(250);
   }
-  // A moment for any late duplicate to arrive.
-  await sleep(2000);
+  // The events recorded by now are the ones measured: each gets a drain window to arrive (a
+  // target still publishing at the deadline records more, which are not counted), then a moment
+  // for any late duplicate.
   const { open } = await counts();
   const events = await db.query<{ id: string; at: Date }>(
     "SELECT id, occurred_at AS at FROM publisher.events",
   );
+  const drainUntil = Date.now() + DRAIN_MS;
+  while (events.some((event) => !receipts.has(event.id)) && Date.now() < drainUntil) await sleep(250);
+  await sleep(2000);
   const [published] = await db.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM publisher.post_targets WHERE status = 'published'",
   );

@@ -32,7 +32,7 @@ function counting(db: Database): Database {
 
 /**
  * The gateway in front of the upstream named by `BENCH_MARKETS_URL`, its rate limit out of the
- * way, its database counted. Asked `"db-stats"` over IPC, it answers (and resets) the counts.
+ * way, its tools priced by `BENCH_TOOL_PRICES` when set, its database counted. Asked `"db-stats"` over IPC, it answers (and resets) the counts.
  */
 await serveForBench(
   {
@@ -43,6 +43,8 @@ await serveForBench(
     GATEWAY_PORT: "0",
     GATEWAY_MARKETS_URL: process.env.BENCH_MARKETS_URL ?? "",
     GATEWAY_RATE_LIMIT_PER_MINUTE: "1000000",
+    // A priced gateway (BENCH_TOOL_PRICES, GATEWAY_TOOL_PRICES' JSON) debits the balance on every run.
+    ...(process.env.BENCH_TOOL_PRICES ? { GATEWAY_TOOL_PRICES: process.env.BENCH_TOOL_PRICES } : {}),
   },
   async (service, db) => ({ url: service.url, gatewayKey: (await seedDemoAccount(db)).gatewayKey }),
   (message) => {
