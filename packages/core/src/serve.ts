@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Http2Bindings, type HttpBindings, serve } from "@hono/node-server";
 import type { Env, Hono, Schema } from "hono";
+import { answerClientError } from "./http/client-error.ts";
 
 export type RunningServer = {
   /** Base URL, e.g. `http://127.0.0.1:3001`. */
@@ -21,7 +22,9 @@ export const IDLE_TIMEOUT_MS = 330_000;
  * Serves a Hono app on `host:port` (port 0 picks a free one) and resolves once it listens. A
  * request may take as long as it keeps moving (Node's default would cut any request at 300 s: a
  * 512 MB upload slower than 1.7 MB/s), and a connection idle for `idleTimeoutMs` is closed
- * (headers must still arrive within Node's 60 s).
+ * (headers must still arrive within Node's 60 s). A request Node refuses before the app sees it
+ * (headers over its limit, malformed HTTP, headers too slow) is answered with the platform's JSON
+ * error and `Connection: close` ({@link answerClientError}), not Node's empty status line.
  */
 export function serveApp<E extends Env, S extends Schema, BasePath extends string>(
   app: Hono<E, S, BasePath>,
@@ -33,6 +36,7 @@ export function serveApp<E extends Env, S extends Schema, BasePath extends strin
     const server = serve({ fetch, hostname: options.host, port: options.port }) as Server;
     server.requestTimeout = 0;
     server.setTimeout(options.idleTimeoutMs ?? IDLE_TIMEOUT_MS);
+    server.on("clientError", answerClientError);
     server.once("error", reject);
     server.once("listening", () => {
       const { port } = server.address() as AddressInfo;

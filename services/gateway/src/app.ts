@@ -16,6 +16,7 @@ import { registerProvidersList } from "./routes/providers-list.ts";
 import { registerRun } from "./routes/run.ts";
 import { registerRunGet } from "./routes/run-get.ts";
 import { registerRunsList } from "./routes/runs-list.ts";
+import { registerSelfServeNotConfigured } from "./routes/self-serve-not-configured.ts";
 import { registerUsage } from "./routes/usage.ts";
 import type { GatewayDeps } from "./runner/deps.ts";
 import type { SelfServeDeps } from "./self-serve/deps.ts";
@@ -25,7 +26,8 @@ export type { GatewayDeps, SelfServeDeps };
 /**
  * The gateway service's Hono app: `/v1/run`, `/v1/inspect`, `/v1/providers`, `/mcp`, `/llms.txt`,
  * the history (`/v1/runs`, `/v1/usage`, `/v1/ledger`); with payment rails (`selfServe`), also the
- * self-serve accounts, keys and credit, and `/.well-known/x402`.
+ * self-serve accounts, keys and credit, and `/.well-known/x402`; without, the self-serve routes
+ * answer 503 `NOT_CONFIGURED`.
  */
 export function createApp(deps: GatewayDeps, selfServe?: SelfServeDeps): ServiceApp {
   const app = createServiceApp({
@@ -47,7 +49,7 @@ export function createApp(deps: GatewayDeps, selfServe?: SelfServeDeps): Service
   registerInspect(app, deps);
   registerProvidersList(app, deps);
   registerProviderGet(app, deps);
-  registerLlmsTxt(app, deps);
+  registerLlmsTxt(app, deps, selfServe !== undefined);
   registerMcp(app, deps);
   registerKeyPolicyUpdate(app, deps, selfServe);
   registerRunsList(app, deps);
@@ -55,6 +57,7 @@ export function createApp(deps: GatewayDeps, selfServe?: SelfServeDeps): Service
   registerUsage(app, deps);
   registerLedgerList(app, deps);
   if (selfServe) registerSelfServe(app, selfServe);
+  else registerSelfServeNotConfigured(app);
   return app;
 }
 

@@ -40,4 +40,9 @@ export class GatewayError extends defineErrors({
   SETTLEMENT_PENDING: 503,
   /** The payment rails (facilitator, chain) cannot be reached; nothing was charged. */
   PAYMENTS_UNAVAILABLE: 503,
+  /**
+   * A self-serve route (accounts, keys, credit) on a gateway started without payment rails: not
+   * transient, so no `Retry-After`; the message says how to start the gateway with them.
+   */
+  NOT_CONFIGURED: 503,
 }) {}

@@ -8,6 +8,7 @@ import { type GatewayChainProvider, startGatewayRails } from "./rails.ts";
 import { PROVIDERS } from "./registry/providers.ts";
 import { createRegistry, type ToolRegistry } from "./registry/registry.ts";
 import type { GatewayDeps } from "./runner/deps.ts";
+import { HeldSpend } from "./runner/held-spend.ts";
 import { KeyRateLimiters } from "./runner/run-rate-limit.ts";
 import { buildSelfServeDeps } from "./self-serve/deps.ts";
 import { CreditReconciler } from "./self-serve/reconciler.ts";
@@ -53,6 +54,7 @@ export function buildGatewayDeps(db: Database, logger: Logger, parts: GatewayPar
     keys: new KeyCache(accounts, balances),
     balances,
     runs: new RunStore(db),
+    held: new HeldSpend(db, logger),
     usage: new UsageWriter(db, logger),
     idempotency: gatewayIdempotencyStore(db, clock, parts.upstreamTimeoutMs),
     rateLimiter: new KeyRateLimiters(runsBucket(parts.runsPerMinute), runsBucket),
@@ -132,6 +134,7 @@ export function createGatewayService(options: GatewayServiceOptions = {}): Servi
           stopSweeper();
           stopReconciler?.();
           await deps.usage.flush();
+          await deps.held.stop();
           await upstream.close();
           await rails?.stop();
         },

@@ -29,7 +29,7 @@ describe("npm run gateway -- …", () => {
   }) => {
     const cli = operatorCli(db);
     const upstream = await pricedUpstream();
-    const { app, close } = gatewayHarness(db, {
+    const { app, deps, close } = gatewayHarness(db, {
       extraProviders: [PRICED_PROVIDER],
       urls: { priced: upstream.url },
     });
@@ -49,6 +49,7 @@ describe("npm run gateway -- …", () => {
     const ran = await json(await postJson(app, "/v1/run", pricedRun(), bearer(key)));
     expect(ran.balance.amount).toBe("1.5");
 
+    await deps.held.flush(); // priced runs are settled behind their answers
     const usage = await cli("usage", "--account", accountId);
     expect(usage.result.account.balance).toBe("1.5");
     expect(usage.result.runs).toHaveLength(1);

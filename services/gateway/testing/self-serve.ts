@@ -58,7 +58,15 @@ export type SelfServeGateway = {
   fundWallet(privateKey: Hex, usd?: string): Promise<void>;
   /** Signs in: asks `path` for a challenge (a 402) and answers it with the official SIWX helpers. */
   signIn(privateKey: Hex, path: string, init?: RequestInit): Promise<string>;
+  /** Signs in with the wallet and opens its account: the 201's `{account, key}` (the key shown once). */
+  openAccount(privateKey: Hex): Promise<OpenedAccount>;
   stop(): Promise<void>;
+};
+
+/** What `POST /v1/accounts` answers a wallet that opens its account (the parts tests read). */
+export type OpenedAccount = {
+  account: { id: string; wallet: string };
+  key: { id: string; key: string };
 };
 
 /**
@@ -158,6 +166,15 @@ export async function startSelfServeGateway(
           extension.info.uri,
         );
         return encodeSIWxHeader(payload);
+      },
+      async openAccount(privateKey: Hex) {
+        const header = await harness.signIn(privateKey, "/v1/accounts");
+        const opened = await fetch(`${url}/v1/accounts`, {
+          method: "POST",
+          headers: { "sign-in-with-x": header },
+        });
+        if (opened.status !== 201) throw new Error(`expected the account opened (201), got ${opened.status}`);
+        return (await opened.json()) as OpenedAccount;
       },
       async stop() {
         await running.close();

@@ -312,6 +312,22 @@ export async function waitFor<T>(
 }
 
 /**
+ * Polls (as `waitFor`) until a statement holding `statement` in its text, on another connection,
+ * is waiting for a lock: the moment a test of concurrent writers lets the lock holder go on.
+ * PostgreSQL only (it reads `pg_stat_activity`), so for `*.postgres.test.ts`.
+ */
+export async function waitForLockWait(db: Database, statement: string): Promise<void> {
+  await waitFor(async () => {
+    const [waiting] = await db.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM pg_stat_activity
+       WHERE wait_event_type = 'Lock' AND query LIKE $1`,
+      [`%${statement}%`],
+    );
+    return (waiting?.count ?? 0) > 0;
+  }, `a statement waiting on a lock: ${statement}`);
+}
+
+/**
  * Polls (as `waitFor`) until the post's first target (by platform) has settled, published or failed,
  * and returns it; for posts with one target.
  */

@@ -8,19 +8,32 @@ import type { AuthorizationFacts } from "./settlement-chain.ts";
 
 /**
  * The public facts of an authorisation, kept in the ledger (never its signature): enough to ask
- * the chain whether it was used, after a restart or when no transaction hash is known.
+ * the chain whether it paid (who, whom, how much, with which nonce, when), after a restart or when
+ * no transaction hash is known.
  */
 export function authorizationFacts(authorization: Authorization, asset: string): AuthorizationFacts {
   if (authorization.kind === "eip3009") {
-    const { from, nonce, validBefore } = authorization.fields.authorization;
-    return { kind: "eip3009", from: from.toLowerCase(), nonce, token: asset.toLowerCase(), validBefore };
+    const { from, to, value, nonce, validAfter, validBefore } = authorization.fields.authorization;
+    return {
+      kind: "eip3009",
+      from: from.toLowerCase(),
+      to: to.toLowerCase(),
+      value,
+      nonce,
+      token: asset.toLowerCase(),
+      validAfter,
+      validBefore,
+    };
   }
-  const { from, nonce, deadline, permitted } = authorization.fields.permit2Authorization;
+  const { from, nonce, deadline, permitted, witness } = authorization.fields.permit2Authorization;
   return {
     kind: "permit2",
     from: from.toLowerCase(),
+    to: witness.to.toLowerCase(),
+    value: permitted.amount,
     nonce,
     token: permitted.token.toLowerCase(),
+    validAfter: witness.validAfter,
     validBefore: deadline,
   };
 }

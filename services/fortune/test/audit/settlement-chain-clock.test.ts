@@ -90,8 +90,11 @@ describe("AUDIT: a settlement's outcome is judged by the service's clock, not th
         authorization: {
           kind: "eip3009",
           from: authorization.from.toLowerCase(),
+          to: authorization.to.toLowerCase(),
+          value: authorization.value,
           nonce: authorization.nonce,
           token: h.chain.asset.address.toLowerCase(),
+          validAfter: authorization.validAfter,
           validBefore: authorization.validBefore,
         },
       });

@@ -238,7 +238,16 @@ describe("a settlement the chain has not confirmed is pending, never failed", ()
         payer: PAYER,
         claimKey: `crash:${nonce}`,
         authorizedAtomic: 1000n,
-        authorizationFacts: { kind: "eip3009", from: PAYER, nonce, token: "0xa1", validBefore: "1" },
+        authorizationFacts: {
+          kind: "eip3009",
+          from: PAYER,
+          to: "0xb2",
+          value: "1000",
+          nonce,
+          token: "0xa1",
+          validAfter: "0",
+          validBefore: "1",
+        },
       });
     const used = await interrupted("0x01");
     await db.query("UPDATE fortune.payments SET updated_at = now() - interval '10 minutes'");

@@ -1,7 +1,8 @@
 /**
  * The opaque cursors of the history's pages (`nextCursor`): base64url of a small JSON array that
  * names the list it belongs to and where its page ended. A cursor of another list, or anything
- * this service did not issue, decodes to undefined (a 400 for the route).
+ * this service did not issue (a position no row can have among them), decodes to undefined (a 400
+ * for the route).
  */
 
 /** Where a page of runs ended: the last run's creation time (epoch microseconds) and id. */
@@ -14,6 +15,11 @@ const CURSOR_TEXT = /^[A-Za-z0-9_-]{1,512}$/;
 const DIGITS = /^\d{1,19}$/;
 const RUN_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const INT8_MAX = 9_223_372_036_854_775_807n;
+/**
+ * The last microsecond of year 9999 (epoch microseconds): past every time a run can be created,
+ * and within what the database's timestamps hold (a larger position overflows its arithmetic).
+ */
+const LATEST_RUN_MICROS = 253_402_300_799_999_999n;
 
 const encode = (value: unknown[]) => Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
 
@@ -39,7 +45,8 @@ export function decodeRunCursor(cursor: string): RunCursor | undefined {
   if (fields?.length !== 2) return undefined;
   const [micros, id] = fields;
   const createdMicros = int8(micros);
-  if (createdMicros === undefined || typeof id !== "string" || !RUN_ID.test(id)) return undefined;
+  if (createdMicros === undefined || createdMicros > LATEST_RUN_MICROS) return undefined;
+  if (typeof id !== "string" || !RUN_ID.test(id)) return undefined;
   return { createdMicros, id };
 }
 

@@ -48,6 +48,14 @@ export function parseInstant(text: string, endOfDay: boolean): number | undefine
   );
 }
 
+/**
+ * The instants a period may name: the years 0001 to 9999 (UTC), to the millisecond. The database
+ * has no year 0 and writes no year past 9999 in its text format; outside them a period is refused
+ * (a 400), never handed to it.
+ */
+const EARLIEST_MS = new Date(0).setUTCFullYear(1, 0, 1);
+const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /** The first instant of the UTC month `now` is in, and of the month after. */
 function monthOf(now: Date): UsageRange {
   const year = now.getUTCFullYear();
@@ -61,8 +69,10 @@ function monthOf(now: Date): UsageRange {
 
 /**
  * The period a usage report covers: `from` (inclusive) defaults to the start of the current UTC
- * month, `to` (exclusive; a date alone means the end of that day) to the start of the next. `to`
- * must come after `from`, at most {@link MAX_USAGE_DAYS} days later.
+ * month, `to` (exclusive; a date alone means the end of that day) to the start of the next. Both
+ * lie in the years 0001 to 9999 (`to` at most 9999-12-31T23:59:59.999Z, so a `to` date of
+ * 9999-12-31, whose end is in year 10000, is refused); `to` must come after `from`, at most
+ * {@link MAX_USAGE_DAYS} days later.
  */
 export function usageRange(query: { from?: string; to?: string }, now: Date): UsageRangeResult {
   const month = monthOf(now);
@@ -80,6 +90,16 @@ export function usageRange(query: { from?: string; to?: string }, now: Date): Us
       ok: false,
       path: "to",
       message: "must be an ISO 8601 date (2026-05-31) or date-time with a zone (2026-06-01T00:00:00Z)",
+    };
+  }
+  if (from < EARLIEST_MS || from > LATEST_MS) {
+    return { ok: false, path: "from", message: "must be in the years 0001 to 9999 (UTC)" };
+  }
+  if (to < EARLIEST_MS || to > LATEST_MS) {
+    return {
+      ok: false,
+      path: "to",
+      message: "must be in the years 0001 to 9999 (UTC), at most 9999-12-31T23:59:59.999Z",
     };
   }
   if (to <= from) return { ok: false, path: "to", message: "must come after from" };

@@ -1,17 +1,16 @@
-import { createRoute, errorResponseSpec, jsonResponse, requestHeader, z } from "@app/core";
+import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import { usd } from "../domain/money.ts";
 import { openWalletAccount } from "../self-serve/accounts.ts";
 import type { SelfServeDeps } from "../self-serve/deps.ts";
-import { signedInWallet } from "../self-serve/sign-in.ts";
 import {
   IssuedKeySchema,
-  keyView,
+  issuedKeyView,
   SIGN_IN_RESPONSES,
-  SIWX_HEADER,
   SIWX_SECURITY,
   UsdSchema,
 } from "./self-serve-shared.ts";
 import type { GatewayApp } from "./shared.ts";
+import { signedInWalletOf } from "./wallet-sign-in.ts";
 
 const AccountCreateBody = z
   .object({ name: z.string().trim().min(1).max(100).optional() })
@@ -61,9 +60,9 @@ export function registerAccountsCreate(app: GatewayApp, deps: SelfServeDeps): vo
   });
   app.openapi(route, async (c) => {
     const body = c.req.valid("json") ?? {};
-    const identity = await signedInWallet(
+    const identity = await signedInWalletOf(
+      c,
       deps,
-      requestHeader(c, SIWX_HEADER),
       route.path,
       "Open a gateway account owned by your wallet",
     );
@@ -78,7 +77,7 @@ export function registerAccountsCreate(app: GatewayApp, deps: SelfServeDeps): vo
           balance: usd(account.balanceMicro),
           createdAt: account.createdAt.toISOString(),
         },
-        key: { ...keyView(key.record), key: key.key },
+        key: issuedKeyView(key),
       },
       201,
     );

@@ -6,10 +6,27 @@ import {
   type RunCursor,
 } from "../domain/page-cursor.ts";
 import { RUN_STATUS_NAMES, RUN_STATUSES } from "../domain/run-status.ts";
+import type { Caller } from "../store/accounts.ts";
 import { UsdAmountSchema } from "./schemas.ts";
 
 /** Page sizes of the history's lists. */
 export const HISTORY_PAGE = { min: 1, max: 100, default: 20 } as const;
+
+/**
+ * The page of the caller's account's list that a history query asks for: `limit` items (the
+ * default when the query names none) after its decoded `cursor`, of the tools its key may see.
+ */
+export function pageAsked<Cursor>(
+  caller: Caller,
+  query: { limit?: number; cursor?: Cursor },
+): { accountId: string; limit: number; after?: Cursor; allow: readonly string[] | null } {
+  return {
+    accountId: caller.accountId,
+    limit: query.limit ?? HISTORY_PAGE.default,
+    after: query.cursor,
+    allow: caller.access?.allow ?? null,
+  };
+}
 
 const limitParam = z
   .string()

@@ -11,13 +11,12 @@ import {
 import { parseUsd } from "../domain/money.ts";
 import { GatewayError } from "../errors.ts";
 import type { GatewayDeps } from "../runner/deps.ts";
-import { accountOfWallet } from "../self-serve/accounts.ts";
 import type { SelfServeDeps } from "../self-serve/deps.ts";
-import { signedInWallet } from "../self-serve/sign-in.ts";
 import type { Caller } from "../store/accounts.ts";
 import { KeyPolicyStore } from "../store/key-policies.ts";
-import { SIGN_IN_RESPONSES, SIWX_HEADER } from "./self-serve-shared.ts";
+import { KeyPathSchema, SIGN_IN_RESPONSES } from "./self-serve-shared.ts";
 import { COMMON_RESPONSES, GATEWAY_KEY_SECURITY, type GatewayApp, gatewayKeyGuard } from "./shared.ts";
+import { signedInAccountOf } from "./wallet-sign-in.ts";
 
 const DECIMAL_USD_MESSAGE = 'must be a decimal USD amount with at most 6 decimals, like "0.10"';
 
@@ -115,14 +114,6 @@ export const KeyPolicySchema = z
   })
   .openapi("KeyPolicy");
 
-const KeyPath = z.object({
-  id: z
-    .string()
-    .min(1)
-    .max(100)
-    .openapi({ param: { name: "id", in: "path" }, example: "key_01J…" }),
-});
-
 /** Amounts read exactly (the body's schema already holds them to decimal strings). */
 const micro = (amount: string) => parseUsd(amount) ?? 0n;
 
@@ -155,13 +146,13 @@ function ownerGuard(deps: GatewayDeps, selfServe: SelfServeDeps | undefined): Mi
   const keyGuard = gatewayKeyGuard(deps) as unknown as MiddlewareHandler<OwnerEnv>;
   return async (c, next) => {
     if (selfServe && requestHeader(c, "authorization") === undefined) {
-      const identity = await signedInWallet(
+      const path = new URL(c.req.url).pathname;
+      const account = await signedInAccountOf(
+        c,
         selfServe,
-        requestHeader(c, SIWX_HEADER),
-        new URL(c.req.url).pathname,
+        path,
         "Set the policy of a key of your wallet's account",
       );
-      const account = await accountOfWallet(selfServe, identity.wallet);
       c.set("owner", { accountId: account.id });
       return next();
     }
@@ -199,7 +190,7 @@ export function registerKeyPolicyUpdate(
     security: selfServe ? [...GATEWAY_KEY_SECURITY, { siwx: [] }] : GATEWAY_KEY_SECURITY,
     middleware: ownerGuard(deps, selfServe),
     request: {
-      params: KeyPath,
+      params: KeyPathSchema,
       body: { required: true, content: { "application/json": { schema: KeyPolicyBody } } },
     },
     responses: {

@@ -1,16 +1,14 @@
-import { createRoute, errorResponseSpec, jsonResponse, requestHeader, z } from "@app/core";
-import { accountOfWallet } from "../self-serve/accounts.ts";
+import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import type { SelfServeDeps } from "../self-serve/deps.ts";
-import { signedInWallet } from "../self-serve/sign-in.ts";
 import {
   IssuedKeySchema,
-  keyView,
+  issuedKeyView,
   LabelSchema,
   SIGN_IN_RESPONSES,
-  SIWX_HEADER,
   SIWX_SECURITY,
 } from "./self-serve-shared.ts";
 import type { GatewayApp } from "./shared.ts";
+import { KEYS_SIGN_IN, signedInAccountOf } from "./wallet-sign-in.ts";
 
 const KeyCreateBody = z.object({ label: LabelSchema.optional() }).strict().openapi("KeyCreateBody");
 
@@ -35,15 +33,9 @@ export function registerKeysCreate(app: GatewayApp, deps: SelfServeDeps): void {
   });
   app.openapi(route, async (c) => {
     const body = c.req.valid("json") ?? {};
-    const identity = await signedInWallet(
-      deps,
-      requestHeader(c, SIWX_HEADER),
-      route.path,
-      "Gateway keys of your wallet's account",
-    );
-    const account = await accountOfWallet(deps, identity.wallet);
+    const account = await signedInAccountOf(c, deps, route.path, KEYS_SIGN_IN);
     const issued = await deps.wallets.issueKey(account.id, body.label ?? "");
     c.header("Cache-Control", "no-store");
-    return c.json({ ...keyView(issued.record), key: issued.key }, 201);
+    return c.json(issuedKeyView(issued), 201);
   });
 }

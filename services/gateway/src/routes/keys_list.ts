@@ -1,9 +1,8 @@
-import { createRoute, errorResponseSpec, jsonResponse, requestHeader, z } from "@app/core";
-import { accountOfWallet } from "../self-serve/accounts.ts";
+import { createRoute, errorResponseSpec, jsonResponse, z } from "@app/core";
 import type { SelfServeDeps } from "../self-serve/deps.ts";
-import { signedInWallet } from "../self-serve/sign-in.ts";
-import { KeySchema, keyView, SIGN_IN_RESPONSES, SIWX_HEADER, SIWX_SECURITY } from "./self-serve-shared.ts";
+import { KeySchema, keyView, SIGN_IN_RESPONSES, SIWX_SECURITY } from "./self-serve-shared.ts";
 import type { GatewayApp } from "./shared.ts";
+import { KEYS_SIGN_IN, signedInAccountOf } from "./wallet-sign-in.ts";
 
 export const KeyListSchema = z.object({ keys: z.array(KeySchema) }).openapi("GatewayKeyList");
 
@@ -25,13 +24,7 @@ export function registerKeysList(app: GatewayApp, deps: SelfServeDeps): void {
     },
   });
   app.openapi(route, async (c) => {
-    const identity = await signedInWallet(
-      deps,
-      requestHeader(c, SIWX_HEADER),
-      route.path,
-      "Gateway keys of your wallet's account",
-    );
-    const account = await accountOfWallet(deps, identity.wallet);
+    const account = await signedInAccountOf(c, deps, route.path, KEYS_SIGN_IN);
     const keys = await deps.accounts.listKeys(account.id);
     c.header("Cache-Control", "no-store");
     return c.json({ keys: keys.map(keyView) }, 200);

@@ -1,17 +1,9 @@
-import { createRoute, errorResponseSpec, jsonResponse, requestHeader, z } from "@app/core";
-import { accountOfWallet, revokeAccountKey } from "../self-serve/accounts.ts";
+import { createRoute, errorResponseSpec, jsonResponse } from "@app/core";
+import { revokeAccountKey } from "../self-serve/accounts.ts";
 import type { SelfServeDeps } from "../self-serve/deps.ts";
-import { signedInWallet } from "../self-serve/sign-in.ts";
-import { KeySchema, keyView, SIGN_IN_RESPONSES, SIWX_HEADER, SIWX_SECURITY } from "./self-serve-shared.ts";
+import { KeyPathSchema, KeySchema, keyView, SIGN_IN_RESPONSES, SIWX_SECURITY } from "./self-serve-shared.ts";
 import type { GatewayApp } from "./shared.ts";
-
-const KeyPath = z.object({
-  id: z
-    .string()
-    .min(1)
-    .max(100)
-    .openapi({ param: { name: "id", in: "path" }, example: "key_01J…" }),
-});
+import { signedInAccountOf } from "./wallet-sign-in.ts";
 
 /** DELETE /v1/keys/{id}: revokes a key of the signed-in wallet's account; any other id is 404. */
 export function registerKeysRevoke(app: GatewayApp, deps: SelfServeDeps): void {
@@ -24,7 +16,7 @@ export function registerKeysRevoke(app: GatewayApp, deps: SelfServeDeps): void {
     description:
       "Signed in with the account's owning wallet (Sign-In-With-X), for this key's URL. The key is refused at once on this instance and within a second on the others; revoking a revoked key answers it as it is.",
     security: SIWX_SECURITY,
-    request: { params: KeyPath },
+    request: { params: KeyPathSchema },
     responses: {
       200: jsonResponse(KeySchema, "The key's record, revoked"),
       ...SIGN_IN_RESPONSES,
@@ -35,13 +27,8 @@ export function registerKeysRevoke(app: GatewayApp, deps: SelfServeDeps): void {
   });
   app.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
-    const identity = await signedInWallet(
-      deps,
-      requestHeader(c, SIWX_HEADER),
-      new URL(c.req.url).pathname,
-      "Revoke a key of your wallet's account",
-    );
-    const account = await accountOfWallet(deps, identity.wallet);
+    const path = new URL(c.req.url).pathname;
+    const account = await signedInAccountOf(c, deps, path, "Revoke a key of your wallet's account");
     const revoked = await revokeAccountKey(deps, account.id, id);
     c.header("Cache-Control", "no-store");
     return c.json(keyView(revoked), 200);

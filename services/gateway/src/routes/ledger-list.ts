@@ -1,9 +1,16 @@
 import { createRoute, jsonResponse } from "@app/core";
 import { encodeLedgerCursor } from "../domain/page-cursor.ts";
 import type { GatewayDeps } from "../runner/deps.ts";
+import { recordsWritten } from "../runner/records-written.ts";
 import { listLedger } from "../store/run-history.ts";
 import { catalogRequestHook } from "./catalog-schemas.ts";
-import { HISTORY_400, HISTORY_PAGE, LedgerPageSchema, LedgerQuerySchema } from "./history-schemas.ts";
+import {
+  HISTORY_400,
+  HISTORY_PAGE,
+  LedgerPageSchema,
+  LedgerQuerySchema,
+  pageAsked,
+} from "./history-schemas.ts";
 import { ledgerEntryView } from "./history-views.ts";
 import { COMMON_RESPONSES, GATEWAY_KEY_SECURITY, type GatewayApp, gatewayKeyGuard } from "./shared.ts";
 
@@ -28,12 +35,8 @@ export function registerLedgerList(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(
     route,
     async (c) => {
-      const query = c.req.valid("query");
-      const page = await listLedger(deps.db, {
-        accountId: c.var.caller.accountId,
-        limit: query.limit ?? HISTORY_PAGE.default,
-        after: query.cursor,
-      });
+      await recordsWritten(deps);
+      const page = await listLedger(deps.db, pageAsked(c.var.caller, c.req.valid("query")));
       c.header("Cache-Control", "no-store");
       return c.json(
         {

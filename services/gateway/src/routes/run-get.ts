@@ -1,6 +1,7 @@
 import { createRoute, errorResponseSpec, jsonResponse, jsonTextOf, type z } from "@app/core";
 import { GatewayError } from "../errors.ts";
 import type { GatewayDeps } from "../runner/deps.ts";
+import { recordsWritten } from "../runner/records-written.ts";
 import { findRun } from "../store/run-history.ts";
 import { catalogRequestHook, NoQuerySchema } from "./catalog-schemas.ts";
 import { HISTORY_400, RunDetailSchema, RunParamsSchema } from "./history-schemas.ts";
@@ -34,7 +35,10 @@ export function registerRunGet(app: GatewayApp, deps: GatewayDeps): void {
     route,
     async (c) => {
       const { id } = c.req.valid("param");
-      const run = RUN_ID.test(id) ? await findRun(deps.db, c.var.caller.accountId, id) : undefined;
+      await recordsWritten(deps);
+      const run = RUN_ID.test(id)
+        ? await findRun(deps.db, c.var.caller.accountId, id, c.var.caller.access?.allow ?? null)
+        : undefined;
       if (!run) throw new GatewayError("RUN_NOT_FOUND", "Your account has no run with this id.");
       // The output is the JSON text the run answered, spliced in as it was, not serialised again.
       return jsonTextOf<z.infer<typeof RunDetailSchema>>(

@@ -2,9 +2,10 @@ import { createRoute, jsonResponse } from "@app/core";
 import { encodeRunCursor } from "../domain/page-cursor.ts";
 import { statusFilter } from "../domain/run-status.ts";
 import type { GatewayDeps } from "../runner/deps.ts";
+import { recordsWritten } from "../runner/records-written.ts";
 import { listRuns } from "../store/run-history.ts";
 import { catalogRequestHook } from "./catalog-schemas.ts";
-import { HISTORY_400, HISTORY_PAGE, RunListSchema, RunsQuerySchema } from "./history-schemas.ts";
+import { HISTORY_400, HISTORY_PAGE, pageAsked, RunListSchema, RunsQuerySchema } from "./history-schemas.ts";
 import { runView } from "./history-views.ts";
 import { COMMON_RESPONSES, GATEWAY_KEY_SECURITY, type GatewayApp, gatewayKeyGuard } from "./shared.ts";
 
@@ -29,11 +30,10 @@ export function registerRunsList(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(
     route,
     async (c) => {
+      await recordsWritten(deps);
       const query = c.req.valid("query");
       const page = await listRuns(deps.db, {
-        accountId: c.var.caller.accountId,
-        limit: query.limit ?? HISTORY_PAGE.default,
-        after: query.cursor,
+        ...pageAsked(c.var.caller, query),
         provider: query.provider,
         status: query.status && statusFilter(query.status),
       });

@@ -1,11 +1,9 @@
 import { errorResponseSpec, z } from "@app/core";
 import type { KeyRecord } from "../store/accounts.ts";
+import type { IssuedWalletKey } from "../store/wallet-accounts.ts";
 
 /** Self-serve routes are signed in with the owning wallet (Sign-In-With-X). */
 export const SIWX_SECURITY = [{ siwx: [] }];
-
-/** The sign-in header's name. */
-export const SIWX_HEADER = "sign-in-with-x";
 
 /** The 402 of a route signed in with the wallet, as discovery names it. */
 export const SIGN_IN_RESPONSES = {
@@ -35,6 +33,15 @@ export const IssuedKeySchema = KeySchema.extend({
 
 export const LabelSchema = z.string().trim().min(1).max(100);
 
+/** `/v1/keys/{id}`'s path parameter: a key's id. */
+export const KeyPathSchema = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({ param: { name: "id", in: "path" }, example: "key_01J…" }),
+});
+
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** A key's record as answered: never the key, never its hash. */
@@ -47,4 +54,9 @@ export function keyView(record: KeyRecord): z.infer<typeof KeySchema> {
     lastUsedAt: iso(record.lastUsedAt),
     revokedAt: iso(record.revokedAt),
   };
+}
+
+/** A key just issued, as answered that once: its record and the key itself. */
+export function issuedKeyView(issued: IssuedWalletKey): z.infer<typeof IssuedKeySchema> {
+  return { ...keyView(issued.record), key: issued.key };
 }

@@ -2,6 +2,7 @@ import { createRoute, jsonResponse } from "@app/core";
 import { usageRange } from "../domain/usage-range.ts";
 import { GatewayError } from "../errors.ts";
 import type { GatewayDeps } from "../runner/deps.ts";
+import { recordsWritten } from "../runner/records-written.ts";
 import { usageGroups } from "../store/run-history.ts";
 import { catalogRequestHook } from "./catalog-schemas.ts";
 import { HISTORY_400, UsageQuerySchema, UsageSchema } from "./history-schemas.ts";
@@ -37,7 +38,14 @@ export function registerUsage(app: GatewayApp, deps: GatewayDeps): void {
         });
       }
       const { from, to } = range.range;
-      const groups = await usageGroups(deps.db, c.var.caller.accountId, from, to);
+      await recordsWritten(deps);
+      const groups = await usageGroups(
+        deps.db,
+        c.var.caller.accountId,
+        from,
+        to,
+        c.var.caller.access?.allow ?? null,
+      );
       c.header("Cache-Control", "no-store");
       return c.json(usageView(range.range, groups), 200);
     },

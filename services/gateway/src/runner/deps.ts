@@ -8,6 +8,7 @@ import type { KeyCache } from "../store/key-cache.ts";
 import type { RunStore } from "../store/runs.ts";
 import type { UsageWriter } from "../store/usage-writer.ts";
 import type { UpstreamClient } from "../upstream/client.ts";
+import type { HeldSpend } from "./held-spend.ts";
 import type { KeyRateLimiters } from "./run-rate-limit.ts";
 
 /** Everything a run or an inspect is made of; built once in `service.ts` (or a test). */
@@ -23,6 +24,8 @@ export type GatewayDeps = {
   /** Balances as this instance last saw them (shown by free runs). */
   balances: BalanceView;
   runs: RunStore;
+  /** Priced runs without an Idempotency-Key, charged from this instance's holds and settled in batches. */
+  held: HeldSpend;
   /** Writes free runs' usage records and ledger rows just after they answer, in batches. */
   usage: UsageWriter;
   idempotency: IdempotencyStore;

@@ -105,7 +105,8 @@ export type RunOptions = {
   progress?: RunProgress;
   /**
    * Called just before a priced run is charged (never for a free run): a throw stops the run with
-   * nothing charged. An idempotent run pins its key here.
+   * nothing charged. An idempotent run pins its key here. A run given one is charged by the
+   * database's own statement, its run row written before its upstream call, rather than from a hold.
    */
   beforeCharge?: () => Promise<void>;
   /** Recorded with the run for its history: the `Idempotency-Key` it was sent with, its request's id. */
@@ -116,15 +117,19 @@ export type RunOptions = {
 /**
  * Runs one registered tool for a caller: finds it among those its key may use (404), validates its
  * input (400), takes a token from the key's bucket unless its request was counted already (429),
- * charges its price without ever going below zero or past the key's spend caps (402), calls only the registered upstream with the caller's upstream key
- * in the upstream's own header, records the run, and answers the envelope. An unreachable, slow or oversize upstream is a 502/504 and the
+ * charges its price without ever going below zero or past the key's spend caps (402), calls only
+ * the registered upstream with the caller's upstream key in the upstream's own header, records the
+ * run, and answers the envelope. An unreachable, slow or oversize upstream is a 502/504 and the
  * price goes back. The upstream key is used for this one call: never stored, logged or returned.
  *
- * A priced run is charged and recorded before its upstream call and finished before it answers
- * (one statement each). A free run touches the database only for what it must decide (the rate
- * limit's lease, when it needs a new one): its usage record and ledger row of 0 are written just
- * after it answers, in a batch (`UsageWriter`), and its envelope shows the balance this
- * instance last saw (`BalanceView`).
+ * A priced run is charged from its key's hold in this instance (`HeldSpend`: a statement only
+ * when the hold runs short) and its rows are written just after it answers, with its hold's next
+ * settle. A priced run whose caller must pin something durable first (`beforeCharge`: an
+ * idempotent run) is charged and recorded by the database before its upstream call and finished
+ * before it answers (one statement each). A free run touches the database only for what it must
+ * decide (the rate limit's lease, when it needs a new one): its usage record and ledger row of 0
+ * are written just after it answers, in a batch (`UsageWriter`), and its envelope shows the
+ * balance this instance last saw (`BalanceView`).
  *
  * A priced run that fails on the gateway's side after its charge (anything but a 402, 502 or 504:
  * its finish could not be written, say) is finished as `failed` and refunded before the error goes
@@ -159,16 +164,16 @@ export async function runTool(
     requestId: options.requestId,
     keepOutput: caller.keepRunOutput === true,
   };
-  const free = run.costMicro === 0n;
   const startedAt = deps.clock.now();
-  if (free) return callAndFinish(deps, tool, run, key, url, startedAt);
-  await options.beforeCharge?.();
+  if (run.costMicro === 0n) return callAndFinish(deps, tool, run, key, url, freeFinish(deps, run, startedAt));
+  if (!options.beforeCharge) return runFromHold(deps, tool, run, key, url, startedAt);
+  await options.beforeCharge();
   progress.charged = true;
   try {
     const started = await deps.runs.start(run);
     deps.balances.observe(run.accountId, started.balanceMicro);
     if (started.kind !== "started") throw chargeRefusal(started, tool.priceMicro);
-    return await callAndFinish(deps, tool, run, key, url, startedAt, started.balanceMicro);
+    return await callAndFinish(deps, tool, run, key, url, chargedFinish(deps, run, started.balanceMicro));
   } catch (error) {
     // A 402 (nothing charged) or a 502/504 (finished and refunded): the gateway's own answers.
     if (error instanceof GatewayError) {
@@ -205,33 +210,69 @@ async function refundFailed(deps: GatewayDeps, run: NewRun, startedAt: Date): Pr
 }
 
 /**
- * Calls the upstream of a started run, finishes the run and builds its envelope. A priced run that
- * keeps its charge answers `balanceAfterCharge`, what its own debit left, rather than the balance
- * at its finish, which concurrent runs of the account may have moved since; a refunded one answers
- * what its own refund left.
+ * A priced run without an `Idempotency-Key`: charged from its key's hold in this instance
+ * (`HeldSpend`: no statement on its path unless the hold runs short), called, and finished into
+ * the hold's next settle. A failure after the charge (anything but the gateway's own 402, 502 or
+ * 504) finishes it `failed` and refunded before the error goes on.
  */
-async function callAndFinish(
+async function runFromHold(
   deps: GatewayDeps,
   tool: RegisteredTool,
   run: NewRun,
   key: string | undefined,
   url: URL,
   startedAt: Date,
-  balanceAfterCharge?: bigint,
 ): Promise<RunAnswer> {
-  const free = run.costMicro === 0n;
-  const finish = async (
-    outcome: RunOutcome,
-    upstreamStatus: number | null,
-    durationMs: number,
-    refund: boolean,
-    output?: string,
-  ) => {
-    if (!free) {
-      const balance = await deps.runs.finish(run, { outcome, upstreamStatus, durationMs, refund, output });
-      deps.balances.observe(run.accountId, balance);
-      return refund ? balance : (balanceAfterCharge ?? balance);
+  const started = await deps.held.charge(run);
+  if (started.kind !== "started") throw chargeRefusal(started, tool.priceMicro);
+  const { charge } = started;
+  const finish: Finish = async (outcome, upstreamStatus, durationMs, refund, output) => {
+    const balance = deps.held.finish(charge, {
+      id: run.id,
+      provider: run.provider,
+      endpoint: run.endpoint,
+      method: run.method,
+      costMicro: run.costMicro,
+      outcome,
+      upstreamStatus,
+      durationMs,
+      startedAt,
+      finishedAt: deps.clock.now(),
+      refunded: refund,
+      requestId: run.requestId,
+      output,
+    });
+    return refund ? balance : started.balanceMicro;
+  };
+  try {
+    return await callAndFinish(deps, tool, run, key, url, finish);
+  } catch (error) {
+    if (!(error instanceof GatewayError)) {
+      const durationMs = Math.max(0, deps.clock.now().getTime() - startedAt.getTime());
+      await finish("failed", null, durationMs, true);
     }
+    throw error;
+  }
+}
+
+/**
+ * Finishes a run: records how it ended (refunding its price with `refund`) and returns the balance
+ * its envelope shows.
+ */
+type Finish = (
+  outcome: RunOutcome,
+  upstreamStatus: number | null,
+  durationMs: number,
+  refund: boolean,
+  output?: string,
+) => Promise<bigint>;
+
+/**
+ * A free run's finish: its record goes to the next batch of the `UsageWriter`; its envelope shows
+ * the balance this instance last saw, less what its priced runs took and have not settled yet.
+ */
+function freeFinish(deps: GatewayDeps, run: NewRun, startedAt: Date): Finish {
+  return async (outcome, upstreamStatus, durationMs, _refund, output) => {
     deps.usage.record({
       ...run,
       outcome,
@@ -241,8 +282,35 @@ async function callAndFinish(
       finishedAt: deps.clock.now(),
       output,
     });
-    return deps.balances.get(run.accountId) ?? (await balanceOf(deps.db, run.accountId));
+    const settled = deps.balances.get(run.accountId) ?? (await balanceOf(deps.db, run.accountId));
+    return settled - deps.held.pendingOf(run.accountId);
   };
+}
+
+/**
+ * A run charged by the database's statement: its finish is a statement too. It answers
+ * `balanceAfterCharge`, what its own debit left, rather than the balance at its finish, which
+ * concurrent runs of the account may have moved since; a refunded one answers what its own refund
+ * left.
+ */
+function chargedFinish(deps: GatewayDeps, run: NewRun, balanceAfterCharge: bigint): Finish {
+  return async (outcome, upstreamStatus, durationMs, refund, output) => {
+    const balance = await deps.runs.finish(run, { outcome, upstreamStatus, durationMs, refund, output });
+    deps.balances.observe(run.accountId, balance);
+    return refund ? balance : balanceAfterCharge;
+  };
+}
+
+/** Calls the upstream of a started run, finishes the run and builds its envelope. */
+async function callAndFinish(
+  deps: GatewayDeps,
+  tool: RegisteredTool,
+  run: NewRun,
+  key: string | undefined,
+  url: URL,
+  finish: Finish,
+): Promise<RunAnswer> {
+  const free = run.costMicro === 0n;
 
   const headers: Record<string, string> = { accept: "application/json", "user-agent": USER_AGENT };
   if (key !== undefined && tool.provider.upstreamKeyHeader) headers[tool.provider.upstreamKeyHeader] = key;

@@ -1,8 +1,6 @@
-import { requestInProgress } from "@app/edge";
 import { refusal } from "@app/payments";
 import { settlementPending } from "./challenges.ts";
 import { creditAnswer } from "./credit-answer.ts";
-import { beginCreditKey } from "./credit-keys.ts";
 import type { CreditAnswer, CreditRequest, PurchaseSupport } from "./purchase.ts";
 
 const NO_PAYER = refusal(
@@ -33,23 +31,13 @@ export async function buyWithMpp(support: PurchaseSupport, input: CreditRequest)
   if (!credential) throw await support.refuse(input, NO_PAYER);
   const account = await support.accountOf(credential.payer);
   const reference = `mpp:${deps.mpp.network}:${credential.credentialId}`;
-  const key = await beginCreditKey(
-    deps.creditKeys,
-    account.id,
-    input.idempotencyKey,
-    input.amount,
-    reference,
-  );
+  const key = await support.beginKey(account.id, input, reference);
   if (key.kind === "replay") {
     // A transaction on chain is public: only a signed one not broadcast yet proves its payer asks.
     if (!(await deps.mpp.isUnspent(credential))) throw await support.refuse(input, NOT_FRESH);
     return { response: key.stored, replayed: true };
   }
-  const known = await deps.payments.get(reference);
-  if (known) {
-    await keys.release(key);
-    throw await support.alreadyPresented(input, known);
-  }
+  await support.refuseIfPresented(input, key, reference);
   const claimed = await deps.payments.claim({
     reference,
     accountId: account.id,
@@ -57,15 +45,8 @@ export async function buyWithMpp(support: PurchaseSupport, input: CreditRequest)
     amountMicro: input.amount.micro,
     transaction: credential.credentialId,
   });
-  if (!claimed) {
-    await keys.release(key);
-    throw await support.refuse(input, ALREADY_PRESENTED);
-  }
-  // The charge may land after this request is gone: its key waits for the chain from here.
-  if (!(await keys.pin(key))) {
-    await deps.payments.fail(reference, "not sent: its Idempotency-Key was taken over");
-    throw requestInProgress();
-  }
+  if (!claimed) throw await support.releaseAndRefuse(input, key, ALREADY_PRESENTED);
+  await support.pinBeforeSending(key, reference);
   const outcome = await deps.mpp.charge(input.request, input.amount.usd).catch((error: unknown) => {
     deps.logger.error(
       { requestId: input.requestId, err: error },
@@ -76,12 +57,11 @@ export async function buyWithMpp(support: PurchaseSupport, input: CreditRequest)
   if (!outcome) throw settlementPending(credential.credentialId);
   if (outcome.kind === "refused") {
     await deps.payments.fail(reference, outcome.refusal.reason);
-    await keys.release(key);
-    throw await support.refuse(input, outcome.refusal);
+    throw await support.releaseAndRefuse(input, key, outcome.refusal);
   }
-  const credited = await deps.payments.credit(reference, outcome.reference);
-  const balance = credited?.balanceMicro ?? (await deps.payments.creditedBalance(reference)) ?? 0n;
-  const response = creditAnswer(input.amount.micro, balance, outcome.reference, outcome.receiptHeaders);
+  const response = await support.creditSettled(input, reference, outcome.reference, (balance) =>
+    creditAnswer(input.amount.micro, balance, outcome.reference, outcome.receiptHeaders),
+  );
   await keys.keep(key, response);
   return { response, replayed: false };
 }

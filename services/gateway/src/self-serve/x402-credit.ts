@@ -1,4 +1,4 @@
-import { requestInProgress } from "@app/edge";
+import type { Refusal } from "@app/payments";
 import {
   authorizationFacts,
   decodePayment,
@@ -8,10 +8,10 @@ import {
   type X402Payment,
 } from "@app/payments";
 import { encodePaymentResponseHeader } from "@x402/core/http";
-import type { PaymentRequirements, SettleResponse } from "@x402/core/types";
+import type { PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
 import { paymentsUnavailable, settlementPending } from "./challenges.ts";
 import { creditAnswer } from "./credit-answer.ts";
-import { beginCreditKey, type CreditKey } from "./credit-keys.ts";
+import type { CreditKey } from "./credit-keys.ts";
 import type { CreditAnswer, CreditRequest, PurchaseSupport } from "./purchase.ts";
 
 const NOT_FRESH = refusal(
@@ -25,11 +25,12 @@ const ALREADY_USED = refusal(
 
 /**
  * Buys credit with an x402 `exact` payment, in the phases of `x402ResourceServer`: decode and
- * match the requirements for the amount asked, find the paying wallet's account, look up the
- * `Idempotency-Key`, verify, claim the payment by its settlement reference (one authorisation is
- * sent and credited once, however many copies arrive), settle, and only then credit. A payment the
- * facilitator refuses to settle credits nothing (402 `settlement_failed`); one sent and not yet
- * confirmed is 503 `SETTLEMENT_PENDING` and is credited by the reconciler once the chain confirms it.
+ * match the requirements for the amount asked, check that the wallet it names signed it, find
+ * that wallet's account, look up the `Idempotency-Key`, verify, claim the payment by its
+ * settlement reference (one authorisation is sent and credited once, however many copies arrive),
+ * settle, and only then credit. A payment the facilitator refuses to settle credits nothing (402
+ * `settlement_failed`); one sent and not yet confirmed is 503 `SETTLEMENT_PENDING` and is credited
+ * by the reconciler once the chain confirms it.
  */
 export async function buyWithX402(
   support: PurchaseSupport,
@@ -42,16 +43,14 @@ export async function buyWithX402(
   const expected = await deps.challenges.requirements(input.amount);
   const mismatch = requirementsMismatch(payment.payload.accepted, expected);
   if (mismatch) throw await support.refuse(input, mismatch);
+  // Anyone can write an authorisation naming any wallet: until its payer's signature is shown,
+  // whether that wallet owns an account (404 ACCOUNT_NOT_FOUND) is nobody's to learn.
+  const unsigned = await unsignedByPayer(support, input, payment, expected);
+  if (unsigned) throw await support.refuse(input, unsigned);
 
   const account = await support.accountOf(payment.authorization.from);
   const reference = payment.claimKey;
-  const key = await beginCreditKey(
-    deps.creditKeys,
-    account.id,
-    input.idempotencyKey,
-    input.amount,
-    reference,
-  );
+  const key = await support.beginKey(account.id, input, reference);
   if (key.kind === "replay") {
     const same = key.reference === reference && deps.x402.isSignedByPayer(payment, expected);
     if (!same && !(await isFreshFromPayer(support, input, payment, expected))) {
@@ -62,6 +61,48 @@ export async function buyWithX402(
   return settleAndCredit(support, input, payment, expected, account.id, key);
 }
 
+/**
+ * Why the facilitator's verification does not show the payment as its payer's, valid and unspent;
+ * undefined when it does.
+ */
+function verificationRefusal(verification: VerifyResponse, payment: X402Payment): Refusal | undefined {
+  if (verification.isValid && verification.payer?.toLowerCase() === payment.authorization.from) {
+    return undefined;
+  }
+  const reason = verification.isValid ? "invalid_payer" : (verification.invalidReason ?? "invalid_payment");
+  return refusal(reason, "The facilitator did not accept this payment.");
+}
+
+/** The facilitator's verification of the payment; 503 `PAYMENTS_UNAVAILABLE` when it does not answer. */
+function verifyWithFacilitator(
+  support: PurchaseSupport,
+  input: CreditRequest,
+  payment: X402Payment,
+  expected: PaymentRequirements,
+): Promise<VerifyResponse> {
+  return support.deps.x402.verify(payment.payload, expected).catch((error: Error) => {
+    support.deps.logger.warn(
+      { requestId: input.requestId, err: error },
+      "the x402 facilitator did not verify",
+    );
+    throw paymentsUnavailable();
+  });
+}
+
+/**
+ * Why the payment is not shown to be signed by the wallet it names; undefined when it is. An
+ * EOA's signature is checked offline; any other (a contract wallet's) is asked of the facilitator.
+ */
+async function unsignedByPayer(
+  support: PurchaseSupport,
+  input: CreditRequest,
+  payment: X402Payment,
+  expected: PaymentRequirements,
+): Promise<Refusal | undefined> {
+  if (support.deps.x402.isSignedByPayer(payment, expected)) return undefined;
+  return verificationRefusal(await verifyWithFacilitator(support, input, payment, expected), payment);
+}
+
 /** Whether the payer also signed this authorisation, still valid and unspent (the facilitator's verify). */
 async function isFreshFromPayer(
   support: PurchaseSupport,
@@ -69,14 +110,8 @@ async function isFreshFromPayer(
   payment: X402Payment,
   expected: PaymentRequirements,
 ): Promise<boolean> {
-  const verification = await support.deps.x402.verify(payment.payload, expected).catch((error: Error) => {
-    support.deps.logger.warn(
-      { requestId: input.requestId, err: error },
-      "the x402 facilitator did not verify",
-    );
-    throw paymentsUnavailable();
-  });
-  return verification.isValid && verification.payer?.toLowerCase() === payment.authorization.from;
+  const verification = await verifyWithFacilitator(support, input, payment, expected);
+  return verificationRefusal(verification, payment) === undefined;
 }
 
 async function settleAndCredit(
@@ -89,21 +124,15 @@ async function settleAndCredit(
 ): Promise<CreditAnswer> {
   const { deps, keys } = support;
   const reference = payment.claimKey;
-  const known = await deps.payments.get(reference);
-  if (known) {
-    await keys.release(key);
-    throw await support.alreadyPresented(input, known);
-  }
-  const verification = await deps.x402.verify(payment.payload, expected).catch(async (error: Error) => {
-    deps.logger.warn({ requestId: input.requestId, err: error }, "the x402 facilitator did not verify");
-    await keys.release(key);
-    throw paymentsUnavailable();
-  });
-  if (!verification.isValid || verification.payer?.toLowerCase() !== payment.authorization.from) {
-    await keys.release(key);
-    const reason = verification.isValid ? "invalid_payer" : (verification.invalidReason ?? "invalid_payment");
-    throw await support.refuse(input, refusal(reason, "The facilitator did not accept this payment."));
-  }
+  await support.refuseIfPresented(input, key, reference);
+  const verification = await verifyWithFacilitator(support, input, payment, expected).catch(
+    async (error: unknown) => {
+      await keys.release(key);
+      throw error;
+    },
+  );
+  const unaccepted = verificationRefusal(verification, payment);
+  if (unaccepted) throw await support.releaseAndRefuse(input, key, unaccepted);
   const claimed = await deps.payments.claim({
     reference,
     accountId,
@@ -111,15 +140,8 @@ async function settleAndCredit(
     amountMicro: input.amount.micro,
     authorization: authorizationFacts(payment.authorization, expected.asset),
   });
-  if (!claimed) {
-    await keys.release(key);
-    throw await support.refuse(input, ALREADY_USED);
-  }
-  // The settlement may land after this request is gone: its key waits for the chain from here.
-  if (!(await keys.pin(key))) {
-    await deps.payments.fail(reference, "not sent: its Idempotency-Key was taken over");
-    throw requestInProgress();
-  }
+  if (!claimed) throw await support.releaseAndRefuse(input, key, ALREADY_USED);
+  await support.pinBeforeSending(key, reference);
   const settlement = await deps.x402
     .settle(payment.payload, expected, input.amount.micro)
     .catch((error: Error): SettleResponse | undefined => {
@@ -142,23 +164,17 @@ async function settleAndCredit(
     // The facilitator's reason code only: its message may carry RPC URLs and request bodies.
     const reason = (settlement.errorReason ?? "settlement_failed").split(/[:\s]/)[0] as string;
     await deps.payments.fail(reference, `settlement_failed: ${reason}`);
-    await keys.release(key);
-    throw await support.refuse(
+    throw await support.releaseAndRefuse(
       input,
+      key,
       refusal("settlement_failed", `The payment did not settle (${reason}); nothing was credited.`),
     );
   }
-  const credited = await deps.payments
-    .credit(reference, settlement.transaction)
-    .catch(async (error: unknown) => {
-      // Paid and not credited: the reconciler credits it from the chain (the row keeps the transaction).
-      await deps.payments.sent(reference, settlement.transaction).catch(() => undefined);
-      throw error;
-    });
-  const balance = credited?.balanceMicro ?? (await deps.payments.creditedBalance(reference)) ?? 0n;
-  const response = creditAnswer(input.amount.micro, balance, settlement.transaction, {
-    "PAYMENT-RESPONSE": encodePaymentResponseHeader(settlement),
-  });
+  const response = await support.creditSettled(input, reference, settlement.transaction, (balance) =>
+    creditAnswer(input.amount.micro, balance, settlement.transaction, {
+      "PAYMENT-RESPONSE": encodePaymentResponseHeader(settlement),
+    }),
+  );
   await keys.keep(key, response);
   return { response, replayed: false };
 }

@@ -23,23 +23,24 @@ export type StartedRun =
  * charge and refund of the account's keys goes one after the other), then the key's spend
  * counters of today (its total, `tool` '', and this tool's) are locked and read as they now
  * stand; the run is charged only if the key's daily cap and its cap on this tool (read from its
- * policy in the same statement) each hold this price on top of today's spend, and the balance
- * holds it. Then, and only then, the balance is debited, both counters grow by the price, and the
- * usage record and ledger row are written. A capped counter that has no row yet today answers
+ * policy in the same statement) each hold this price on top of today's spend and what instances
+ * hold of it (`spend-holds.ts`), and the balance less what is held holds it. Then, and only
+ * then, the balance is debited, both counters grow by the price, and the usage record and ledger
+ * row are written. A capped counter that has no row yet today answers
  * `unprepared` (the statement could not lock what does not exist): the caller creates the rows and
  * charges again.
  */
 const CHARGE = `WITH account AS (
-    SELECT balance_micro FROM gateway.accounts WHERE id = $2 FOR UPDATE
+    SELECT balance_micro, held_micro FROM gateway.accounts WHERE id = $2 FOR UPDATE
   ), today AS (
     SELECT (now() AT TIME ZONE 'UTC')::date AS day
   ), spend AS (
-    SELECT s.tool, s.spent_micro FROM gateway.key_daily_spend s
+    SELECT s.tool, s.spent_micro + s.held_micro AS spent_micro FROM gateway.key_daily_spend s
     WHERE s.key_id = $3 AND s.day = (SELECT day FROM today) AND s.tool IN ('', $8::text)
       AND EXISTS (SELECT 1 FROM account)
     FOR UPDATE
   ), standing AS (
-    SELECT account.balance_micro AS balance,
+    SELECT account.balance_micro AS balance, account.balance_micro - account.held_micro AS available,
       (SELECT daily_cap_micro FROM gateway.key_policies WHERE key_id = $3) AS daily_cap,
       (SELECT cap_micro FROM gateway.key_tool_caps WHERE key_id = $3 AND tool = $8::text) AS tool_cap,
       (SELECT spent_micro FROM spend WHERE tool = '') AS daily_spent,
@@ -51,7 +52,7 @@ const CHARGE = `WITH account AS (
         THEN 'unprepared'
       WHEN daily_cap IS NOT NULL AND daily_spent + $7::bigint > daily_cap THEN 'daily'
       WHEN tool_cap IS NOT NULL AND tool_spent + $7::bigint > tool_cap THEN 'tool'
-      WHEN balance < $7::bigint THEN 'insufficient'
+      WHEN available < $7::bigint THEN 'insufficient'
       ELSE 'started' END AS kind
     FROM standing
   ), debit AS (
@@ -71,7 +72,7 @@ const CHARGE = `WITH account AS (
     INSERT INTO gateway.ledger (account_id, kind, amount_micro, balance_after_micro, run_id)
     SELECT $2, 'run', -($7::bigint), debit.balance_micro, started.id FROM debit, started
   )
-  SELECT kind, balance::text AS balance, (SELECT balance_micro FROM debit)::text AS debited,
+  SELECT kind, (CASE WHEN kind = 'insufficient' THEN available ELSE balance END)::text AS balance, (SELECT balance_micro FROM debit)::text AS debited,
     daily_cap::text AS "dailyCap", tool_cap::text AS "toolCap",
     daily_spent::text AS "dailySpent", tool_spent::text AS "toolSpent", (SELECT day FROM today)::text AS day
   FROM decision`;

@@ -48,6 +48,14 @@ const toRecord = (row: RunRow): RunHistoryRecord => ({
   createdMicros: BigInt(row.createdMicros),
 });
 
+/**
+ * The runs a key's allowlist lets it see (`$n` a `text[]` of providers and tool names, null for
+ * every tool): a key learns nothing of the runs of tools it may not use, its account's or not.
+ */
+const visibleRuns = (param: string, run = "r") =>
+  `(${param}::text[] IS NULL OR ${run}.provider = ANY(${param}::text[])
+    OR ${run}.provider || ' ' || ${run}.endpoint || ' ' || ${run}.method = ANY(${param}::text[]))`;
+
 /** A run with its key's prefix and the ids of its ledger rows (the charge, any refund). */
 const RUN_SELECT = `SELECT r.id, r.provider, r.endpoint, r.method, r.key_id AS "keyId", k.prefix AS "keyPrefix",
     r.outcome, r.upstream_status AS "upstreamStatus", r.cost_micro::text AS "priceMicro",
@@ -74,6 +82,8 @@ export async function listRuns(
     after?: RunCursor;
     provider?: string;
     status?: RunStatusFilter;
+    /** The caller's allowlist (null: every tool). */
+    allow: readonly string[] | null;
   },
 ): Promise<{ runs: RunHistoryRecord[]; next?: RunCursor }> {
   const rows = await db.query<RunRow>(
@@ -84,6 +94,7 @@ export async function listRuns(
        AND ($4::boolean IS NULL OR COALESCE(r.upstream_status < $5::int, false) = $4)
        AND ($6::int8 IS NULL
             OR (r.created_at, r.id) < (timestamptz 'epoch' + $6::int8 * interval '1 microsecond', $7::text))
+       AND ${visibleRuns("$9")}
      ORDER BY r.created_at DESC, r.id DESC
      LIMIT $8`,
     [
@@ -95,6 +106,7 @@ export async function listRuns(
       input.after?.createdMicros.toString() ?? null,
       input.after?.id ?? null,
       input.limit + 1,
+      input.allow,
     ],
   );
   const runs = rows.slice(0, input.limit).map(toRecord);
@@ -104,15 +116,16 @@ export async function listRuns(
     : { runs };
 }
 
-/** One of the account's runs with its kept output (null when not kept), or undefined. */
+/** One of the account's runs that `allow` lets its caller see, with its kept output (null when not kept), or undefined. */
 export async function findRun(
   db: Queryable,
   accountId: string,
   runId: string,
+  allow: readonly string[] | null,
 ): Promise<RunHistoryRecord | undefined> {
   const [row] = await db.query<RunRow>(
-    `${RUN_SELECT}, r.output ${RUN_FROM} WHERE r.account_id = $1 AND r.id = $2`,
-    [accountId, runId],
+    `${RUN_SELECT}, r.output ${RUN_FROM} WHERE r.account_id = $1 AND r.id = $2 AND ${visibleRuns("$3")}`,
+    [accountId, runId, allow],
   );
   return row ? toRecord(row) : undefined;
 }
@@ -139,6 +152,7 @@ export async function usageGroups(
   accountId: string,
   from: Date,
   to: Date,
+  allow: readonly string[] | null,
 ): Promise<UsageGroup[]> {
   type Row = Omit<UsageGroup, "costMicro" | "status"> & {
     outcome: RunOutcome | "running";
@@ -150,7 +164,7 @@ export async function usageGroups(
        SELECT r.id, r.provider, r.endpoint, r.method, r.key_id, r.outcome,
               COALESCE(r.upstream_status < $4::int, false) AS upstream_ok
        FROM gateway.runs r
-       WHERE r.account_id = $1 AND r.created_at >= $2 AND r.created_at < $3
+       WHERE r.account_id = $1 AND r.created_at >= $2 AND r.created_at < $3 AND ${visibleRuns("$5")}
      ), money AS (
        SELECT l.run_id, sum(l.amount_micro) AS moved
        FROM gateway.ledger l JOIN picked ON picked.id = l.run_id
@@ -164,7 +178,7 @@ export async function usageGroups(
      LEFT JOIN money ON money.run_id = p.id
      GROUP BY p.provider, p.endpoint, p.method, p.key_id, k.prefix, p.outcome, p.upstream_ok
      ORDER BY p.provider, p.endpoint, p.method, p.key_id`,
-    [accountId, from, to, UPSTREAM_ERROR_FROM],
+    [accountId, from, to, UPSTREAM_ERROR_FROM, allow],
   );
   return rows.map(({ outcome, upstreamOk, costMicro, ...row }) => ({
     ...row,
@@ -241,10 +255,13 @@ const toLedgerRecord = (row: LedgerRow): LedgerRecord => ({
       : { protocol: row.protocol, reference: row.reference, transactionHash: row.transactionHash },
 });
 
-/** A page of an account's ledger, newest first (by the ledger's own order, its ids), after `after`. */
+/**
+ * A page of an account's ledger, newest first (by the ledger's own order, its ids), after `after`:
+ * its credits, and the rows of the runs `allow` lets its caller see.
+ */
 export async function listLedger(
   db: Queryable,
-  input: { accountId: string; limit: number; after?: LedgerCursor },
+  input: { accountId: string; limit: number; after?: LedgerCursor; allow: readonly string[] | null },
 ): Promise<{ entries: LedgerRecord[]; next?: LedgerCursor }> {
   const rows = await db.query<LedgerRow>(
     `SELECT l.id::text AS id, l.kind, l.amount_micro::text AS "amountMicro",
@@ -254,9 +271,10 @@ export async function listLedger(
             ${SETTLEMENT_COLUMNS}
      FROM gateway.ledger l LEFT JOIN gateway.runs r ON r.id = l.run_id
      WHERE l.account_id = $1 AND ($2::int8 IS NULL OR l.id < $2::int8)
+       AND (r.id IS NULL OR ${visibleRuns("$4")})
      ORDER BY l.id DESC
      LIMIT $3`,
-    [input.accountId, input.after?.id.toString() ?? null, input.limit + 1],
+    [input.accountId, input.after?.id.toString() ?? null, input.limit + 1, input.allow],
   );
   const entries = rows.slice(0, input.limit).map(toLedgerRecord);
   const last = entries.at(-1);

@@ -1,7 +1,9 @@
 import type { Clock, Logger } from "@app/core";
+import type { Queryable } from "@app/db";
 import type { IdempotencyStore } from "@app/edge";
 import { failedAfterCharge } from "../runner/idempotent-run.ts";
 import type { RunOutcome, RunStore } from "./runs.ts";
+import { releaseExpiredHolds } from "./spend-holds.ts";
 
 /** The idempotency store as the sweeper uses it. */
 type SweptKeys = Pick<IdempotencyStore, "pendingSince" | "complete" | "release" | "purgeExpired">;
@@ -91,11 +93,11 @@ export const abandonAfterMs = (upstreamTimeoutMs: number) => Math.max(5 * 60_000
 
 /**
  * Runs {@link refundAbandonedRuns} then {@link settlePinnedRunKeys} at start and every `everyMs`,
- * and deletes the run keys that can never answer again (stored answers past their 24 hours); the
+ * releases the spend holds past their expiry (`releaseExpiredHolds`), and deletes the run keys that can never answer again (stored answers past their 24 hours); the
  * returned function stops it.
  */
 export function startRunSweeper(
-  deps: { runs: RunStore; idempotency: SweptKeys; clock: Clock; logger: Logger },
+  deps: { db: Queryable; runs: RunStore; idempotency: SweptKeys; clock: Clock; logger: Logger },
   options: { abandonAfterMs: number; everyMs?: number },
 ): () => void {
   const sweep = () =>
@@ -113,6 +115,14 @@ export function startRunSweeper(
               deps.logger.warn({ settled }, "settled Idempotency-Keys of runs that were never answered");
           },
           (error: unknown) => deps.logger.warn({ err: error }, "the pinned Idempotency-Key sweep failed"),
+        ),
+      )
+      .then(() =>
+        releaseExpiredHolds(deps.db, deps.clock.now()).then(
+          (released) => {
+            if (released > 0) deps.logger.warn({ released }, "released spend holds their instances left");
+          },
+          (error: unknown) => deps.logger.warn({ err: error }, "the expired spend-hold sweep failed"),
         ),
       )
       .then(() =>

@@ -84,6 +84,13 @@ describe("page cursors", () => {
       expect(decodeRunCursor(cursor), cursor).toBeUndefined();
     }
     expect(decodeLedgerCursor(forged(["ledger", "9223372036854775808"]))).toBeUndefined();
+    // A run position past any real timestamp (the database's arithmetic would overflow).
+    expect(decodeRunCursor(forged(["runs", "9223372036854775807", "run_x"]))).toBeUndefined();
+    expect(decodeRunCursor(forged(["runs", "253402300800000000", "run_x"]))).toBeUndefined();
+    expect(decodeRunCursor(forged(["runs", "253402300799999999", "run_x"]))).toEqual({
+      createdMicros: 253_402_300_799_999_999n,
+      id: "run_x",
+    });
     expect(decodeLedgerCursor(forged(["ledger", "1.5"]))).toBeUndefined();
   });
 });
@@ -142,6 +149,34 @@ describe("usage periods", () => {
     expect(usageRange({ from: "2026-05-10" }, now)).toEqual({
       ok: true,
       range: { from: new Date("2026-05-10T00:00:00Z"), to: new Date("2026-06-01T00:00:00Z") },
+    });
+  });
+
+  it("lie in the years 0001 to 9999: beyond them refused, naming the parameter", () => {
+    expect(usageRange({ from: "0000-01-01", to: "0000-12-31" }, now)).toMatchObject({
+      ok: false,
+      path: "from",
+    });
+    expect(usageRange({ from: "0001-01-01T00:30:00+01:00", to: "0001-01-02" }, now)).toMatchObject({
+      ok: false,
+      path: "from",
+    });
+    // A `to` date is the end of its day: 9999-12-31 ends in year 10000.
+    expect(usageRange({ from: "9999-12-30", to: "9999-12-31" }, now)).toMatchObject({
+      ok: false,
+      path: "to",
+    });
+    expect(usageRange({ from: "9999-12-31", to: "9999-12-31T23:00:00-02:00" }, now)).toMatchObject({
+      ok: false,
+      path: "to",
+    });
+    expect(usageRange({ from: "0001-01-01", to: "0001-01-02" }, now)).toEqual({
+      ok: true,
+      range: { from: new Date("0001-01-01T00:00:00Z"), to: new Date("0001-01-03T00:00:00Z") },
+    });
+    expect(usageRange({ from: "9999-12-30", to: "9999-12-31T23:59:59.999Z" }, now)).toEqual({
+      ok: true,
+      range: { from: new Date("9999-12-30T00:00:00Z"), to: new Date("9999-12-31T23:59:59.999Z") },
     });
   });
 });

@@ -92,6 +92,7 @@ async function accountWithHistory(db: Parameters<typeof gatewayHarness>[0]) {
   for (const ran of runs) expect(ran.status).toBe(200);
   await credit(db, first.accountId, 250_000n, "top-up by the operator");
   await gateway.deps.usage.flush();
+  await gateway.deps.held.flush();
   return { gateway, first, second, stranger, runs };
 }
 

@@ -74,6 +74,7 @@ describe("a priced MCP run whose upstream answers deeply nested JSON", () => {
       texts.push(normalised(text));
     }
     expect(new Set(texts).size).toBe(1);
+    await gateway.deps.held.flush(); // priced runs are settled behind their answers
     expect(await ledgerOf(db, caller.accountId)).toEqual(Array(3).fill("run -250000"));
     expect(await outcomes(db, caller.accountId)).toEqual(["completed", "completed", "completed"]);
     await client.close();
@@ -92,6 +93,7 @@ describe("a priced MCP run whose upstream answers deeply nested JSON", () => {
       expect(result.isError, how).toBe(true);
       expect(JSON.parse(result.content[0]?.text ?? "null")).toMatchObject({ error: "INTERNAL" });
     }
+    await gateway.deps.held.flush(); // priced runs are settled behind their answers
     expect(await ledgerOf(db, caller.accountId)).toEqual(
       Array(3).fill(["run -250000", "refund 250000"]).flat(),
     );

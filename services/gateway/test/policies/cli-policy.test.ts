@@ -53,6 +53,7 @@ describe("npm run gateway -- keys … (policies)", () => {
       expect((await postJson(h.app, "/v1/run", marketsRun(), bearer(key))).status).toBe(200);
     expect((await postJson(h.app, "/v1/run", marketsRun(), bearer(key))).status).toBe(402);
 
+    await h.deps.held.flush(); // priced runs are settled behind their answers
     const shown = await cli("keys", "policy", "--key", created.result.id);
     expect(shown.result).toMatchObject({
       key: created.result.id,

@@ -53,6 +53,7 @@ describe("a key's daily spend cap", () => {
     });
 
     // The ledger holds exactly the cap: ten charges of 0.01; the refused runs reached no upstream.
+    await h.deps.held.flush(); // priced runs are settled behind their answers
     expect(await ledgerSpendOf(db, capped.keyId)).toBe(CAP_MICRO);
     expect(upstream.requests).toHaveLength(10);
     expect(await spendCounters(db, capped.keyId)).toEqual({ "": CAP_MICRO, [MARKETS_EVENT]: CAP_MICRO });
@@ -80,6 +81,7 @@ describe("a key's daily spend cap", () => {
     const refused = await postJson(h.app, "/v1/run", marketsRun(), bearer(capped.key));
     expect(refused.status).toBe(402);
     expect(await json(refused)).toMatchObject({ cap: { amount: "0.1" }, spent: { amount: "0.09" } });
+    await h.deps.held.flush(); // priced runs are settled behind their answers
     expect(await ledgerSpendOf(db, capped.keyId)).toBe(90_000n);
     await h.close();
   });
@@ -99,12 +101,14 @@ describe("a key's daily spend cap", () => {
 
     const failed = await json(await postJson(h.app, "/v1/run", marketsRun(), bearer(capped.key)));
     expect(failed).toMatchObject({ upstream: { status: 503 }, cost: { amount: "0" } });
+    await h.deps.held.flush(); // priced runs are settled behind their answers
     expect(await spendCounters(db, capped.keyId)).toEqual({ "": 0n, [MARKETS_EVENT]: 0n });
 
     for (let n = 0; n < 2; n += 1) {
       expect((await postJson(h.app, "/v1/run", marketsRun(), bearer(capped.key))).status).toBe(200);
     }
     expect((await postJson(h.app, "/v1/run", marketsRun(), bearer(capped.key))).status).toBe(402);
+    await h.deps.held.flush(); // priced runs are settled behind their answers
     expect(await ledgerSpendOf(db, capped.keyId)).toBe(20_000n);
     expect(await spendCounters(db, capped.keyId)).toEqual({ "": 20_000n, [MARKETS_EVENT]: 20_000n });
     await h.close();
@@ -121,6 +125,7 @@ describe("a key's daily spend cap", () => {
     await new KeyPolicyStore(db).change(key.keyId, { dailyCapMicro: 60_000n });
     expect((await postJson(h.app, "/v1/run", marketsRun(), bearer(key.key))).status).toBe(200);
     expect((await postJson(h.app, "/v1/run", marketsRun(), bearer(key.key))).status).toBe(402);
+    await h.deps.held.flush(); // priced runs are settled behind their answers
     expect(await ledgerSpendOf(db, key.keyId)).toBe(60_000n);
     await h.close();
   });
@@ -164,6 +169,7 @@ describe("a key's daily cap per tool", () => {
     expect(overTotal.status).toBe(402);
     expect(await json(overTotal)).toMatchObject({ scope: "key", spent: { amount: "0.1" } });
     expect(upstream.requests).toHaveLength(6);
+    await h.deps.held.flush(); // priced runs are settled behind their answers
     expect(await spendCounters(db, capped.keyId)).toEqual({
       "": CAP_MICRO,
       [MARKETS_EVENT]: 20_000n,

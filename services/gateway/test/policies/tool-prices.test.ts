@@ -97,6 +97,7 @@ describe("a tool priced by configuration", () => {
     });
     const overMcp = await callTool(client, "run", marketsRun(markets.sampleRefs.slug));
     expect(overMcp.body).toMatchObject({ cost: ONE_CENT, balance: { amount: "0.98", currency: "USD" } });
+    await gateway.deps.held.flush(); // priced runs are settled behind their answers
     const ledger = await ledgerOf(db, caller.accountId);
     expect(ledger.filter((entry) => entry.kind === "run").map((entry) => entry.amountMicro)).toEqual([
       -10_000n,

@@ -42,6 +42,7 @@ describe("concurrent priced runs", () => {
     // 0.25 USD a run from 2.5 USD: 2.25, 2, 1.75, … 0, each once.
     expect(balances).toEqual(["0", "0.25", "0.5", "0.75", "1", "1.25", "1.5", "1.75", "2", "2.25"]);
     // Each answer's balance is the one its own ledger row recorded after its charge.
+    await h.deps.held.flush(); // priced runs are settled behind their answers
     const rows = await db.query<{ run_id: string; balance: string }>(
       `SELECT run_id, balance_after_micro::text AS balance FROM gateway.ledger
        WHERE account_id = $1 AND kind = 'run'`,

@@ -1,9 +1,14 @@
-import { test } from "@app/testkit";
+import { json, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { formatUsd } from "../../src/domain/money.ts";
 import { PROVIDERS } from "../../src/registry/providers.ts";
+import { SELF_SERVE_STEPS } from "../../src/self-serve/guidance.ts";
 import { gatewayHarness } from "../support/harness.ts";
 import { PRICED_PROVIDER } from "../support/priced.ts";
+import { appWithStubRails } from "../support/self-serve-stub.ts";
+
+/** The routes the history line names, with the same gateway key. */
+const HISTORY_ROUTES = ["GET /v1/runs", "GET /v1/runs/{id}", "GET /v1/usage", "GET /v1/ledger"];
 
 describe("GET /llms.txt", () => {
   test("is plain guidance for agents, served without a key", async ({ db }) => {
@@ -22,9 +27,38 @@ describe("GET /llms.txt", () => {
       "/v1/inspect",
       "POST /v1/run",
       "POST /mcp",
+      ...HISTORY_ROUTES,
     ]) {
       expect(text).toContain(route);
     }
+    expect(text).toContain("nextCursor");
+  });
+
+  test("without payment rails, says keys come from the operator and the self-serve routes are not configured", async ({
+    db,
+  }) => {
+    const { app } = gatewayHarness(db);
+    const text = await (await app.request("/llms.txt")).text();
+    expect(text).toContain("503 NOT_CONFIGURED");
+    for (const step of SELF_SERVE_STEPS) expect(text).not.toContain(step);
+    expect(text).not.toContain("SIGN-IN-WITH-X");
+  });
+
+  test("with payment rails, tells the self-serve path after how to authenticate, as /.well-known/x402 does", async ({
+    db,
+  }) => {
+    const app = appWithStubRails(gatewayHarness(db).deps);
+    const lines = (await (await app.request("/llms.txt")).text()).split("\n");
+    const authenticate = lines.findIndex((line) => line.includes("Authorization: Bearer"));
+    expect(lines.slice(authenticate + 1, authenticate + 1 + SELF_SERVE_STEPS.length)).toEqual(
+      SELF_SERVE_STEPS.map((step) => `- ${step}`),
+    );
+    for (const route of ["POST /v1/accounts", "POST /v1/credits", "POST /v1/keys", ...HISTORY_ROUTES]) {
+      expect(lines.join("\n")).toContain(route);
+    }
+    expect(lines.join("\n")).not.toContain("NOT_CONFIGURED");
+    const { instructions } = await json(await app.request("/.well-known/x402"));
+    for (const step of SELF_SERVE_STEPS) expect(instructions).toContain(step);
   });
 
   test("lists every registered tool with its provider, endpoint and price", async ({ db }) => {

@@ -273,6 +273,7 @@ describe("POST /v1/run", () => {
       expect(refunded.upstream.status).toBe(503);
       expect(refunded.cost.amount).toBe("0");
       expect(refunded.balance.amount).toBe("0.75");
+      await h.deps.held.flush(); // priced runs are settled behind their answers
       expect(await balanceOf(db, caller.accountId)).toBe(750_000n);
       await h.close();
     });
@@ -432,6 +433,7 @@ describe("POST /v1/run", () => {
       const res = await run(h, caller.key, pricedRun());
       expect(res.status).toBe(502);
       expect((await json(res)).error).toBe("UPSTREAM_UNAVAILABLE");
+      await h.deps.held.flush(); // priced runs are settled behind their answers
       expect(await balanceOf(db, caller.accountId)).toBe(PRICE_MICRO);
       const [record] = await db.query<{ outcome: string }>(
         "SELECT outcome FROM gateway.runs WHERE account_id = $1",
@@ -610,6 +612,7 @@ describe("POST /v1/run", () => {
       const statuses = answers.map((res) => res.status).sort();
       expect(statuses.filter((status) => status === 200)).toHaveLength(5);
       expect(statuses.filter((status) => status === 402)).toHaveLength(15);
+      await h.deps.held.flush(); // priced runs are settled behind their answers
       expect(await balanceOf(db, caller.accountId)).toBe(0n);
       const [sums] = await db.query<{ charged: string; runs: number }>(
         `SELECT COALESCE(sum(amount_micro), 0)::text AS charged, count(*)::int AS runs

@@ -55,6 +55,7 @@ export function gatewayHarness(db: Database, options: HarnessOptions = {}): Harn
     deps,
     async close() {
       await deps.usage.flush();
+      await deps.held.stop();
       await upstream.close();
     },
   };

@@ -1,9 +1,8 @@
-import type { Database } from "@app/db";
 import { holdTransaction, openSecondHandle, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { applyPostEdit } from "../../src/store/post-edits.ts";
 import { cancelScheduledPost, claimLockedTargets, lockDueCandidates } from "../../src/store/targets.ts";
-import { content, insertPost, targetsOf, waitFor } from "../publishing-support.ts";
+import { content, insertPost, targetsOf, waitForLockWait } from "../publishing-support.ts";
 import { seedAccount, seedConnection } from "../support.ts";
 
 /**
@@ -12,18 +11,6 @@ import { seedAccount, seedConnection } from "../support.ts";
  * an edit, a settlement) must not take a lock that conflicts with that key-share lock, or the
  * two deadlock. PostgreSQL only (`*.postgres.test.ts`): on PGlite every transaction runs alone.
  */
-
-/** Waits until a statement on another connection is waiting for a row lock. */
-function waitForLockWait(db: Database, statement: string) {
-  return waitFor(async () => {
-    const [waiting] = await db.query<{ count: number }>(
-      `SELECT count(*)::int AS count FROM pg_stat_activity
-       WHERE wait_event_type = 'Lock' AND query LIKE $1`,
-      [`%${statement}%`],
-    );
-    return (waiting?.count ?? 0) > 0;
-  }, `a statement waiting on a lock: ${statement}`);
-}
 
 describe("the post's lock and a worker's claim", () => {
   test("a cancel waiting on a target a worker is claiming loses the race cleanly instead of deadlocking", async ({

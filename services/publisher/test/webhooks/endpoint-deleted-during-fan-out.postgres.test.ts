@@ -1,23 +1,10 @@
-import type { Database } from "@app/db";
 import { holdTransaction, openSecondHandle, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { createEndpoint, deleteEndpoint } from "../../src/webhooks/endpoint-store.ts";
 import { fanOutEvents } from "../../src/webhooks/fan-out.ts";
-import { waitFor } from "../publishing-support.ts";
+import { waitForLockWait } from "../publishing-support.ts";
 import { seedAccount } from "../support.ts";
 import { recordEvent, testWebhookSealer } from "../webhooks-support.ts";
-
-/** Waits until a statement on another connection is waiting for a row lock. */
-function waitForLockWait(db: Database, statement: string) {
-  return waitFor(async () => {
-    const [waiting] = await db.query<{ count: number }>(
-      `SELECT count(*)::int AS count FROM pg_stat_activity
-       WHERE wait_event_type = 'Lock' AND query LIKE $1`,
-      [`%${statement}%`],
-    );
-    return (waiting?.count ?? 0) > 0;
-  }, `a statement waiting on a lock: ${statement}`);
-}
 
 /**
  * Deleting an endpoint locks its row as a key change does, which conflicts with the key-share

@@ -1,0 +1,368 @@
+import { type Logger, newId } from "@app/core";
+import type { Database } from "@app/db";
+import { toolName } from "../domain/key-policy.ts";
+import { noteBalanceChange } from "../store/balances.ts";
+import { revocationCount } from "../store/revocations.ts";
+import type { NewRun, StartedRun } from "../store/runs.ts";
+import { type HeldRunRecord, HOLD_TTL_SECONDS, settleHold, takeHold } from "../store/spend-holds.ts";
+
+export type HeldSpendOptions = {
+  /** How long a finished run may wait before its hold is settled (default 100 ms). */
+  flushMs?: number;
+  /** A hold unused this long is settled and given back (default 1 s). */
+  idleMs?: number;
+  /** How many runs' prices a hold asks for at once (default 256; it gets at most half the room left). */
+  runsPerHold?: number;
+  /** Most runs written by one settle (default 500). */
+  maxBatch?: number;
+  /** A hold is renewed at least this often, runs finished or not (default a third of its lifetime). */
+  renewAfterMs?: number;
+};
+
+/** This instance's hold on one key's spend on one tool, and the runs charged against it. */
+type Slot = {
+  holdId: string;
+  accountId: string;
+  keyId: string;
+  tool: string;
+  /** What the hold holds in the database, as this instance last made it. */
+  heldMicro: bigint;
+  /** What runs took from it and no settle has charged yet (refunded runs give theirs back). */
+  usedMicro: bigint;
+  /** Runs charged and not finished yet. */
+  running: number;
+  /** Finished runs waiting for the settle, with the order they were charged in. */
+  finished: Array<{ seq: number; record: HeldRunRecord }>;
+  lastUsedAt: number;
+  /** When its hold was last taken, added to or settled (each renews it in the database). */
+  renewedAt: number;
+  /** The process's count of key and policy changes when the hold was last added to (`revocationCount`). */
+  policiesSeen: number;
+  /** Its hold counts another day's spend: no run takes from it any more; it is settled and ends. */
+  retired: boolean;
+  /** The slot's statements, one after the other. */
+  work: Promise<unknown>;
+};
+
+/** A run charged against a hold: what its finish needs. */
+export type HeldCharge = { slot: Slot; seq: number; finished: boolean };
+
+/**
+ * How a priced run's charge went: started, with what it left of the account's balance (as this
+ * instance sees it) and what its finish needs; or refused, nothing charged.
+ */
+export type HeldStart =
+  | { kind: "started"; balanceMicro: bigint; charge: HeldCharge }
+  | Exclude<StartedRun, { kind: "started" }>;
+
+const key = (keyId: string, tool: string) => `${keyId}\u0000${tool}`;
+
+/** A hold is renewed at least this often while its instance lives (it expires after `HOLD_TTL_SECONDS`). */
+const RENEW_AFTER_MS = (HOLD_TTL_SECONDS * 1_000) / 3;
+
+/**
+ * Priced runs charged in memory, from holds this instance takes on the database (`spend-holds.ts`):
+ * a run is charged by taking its price from its key's hold on its tool, without a statement; a
+ * hold that runs short is topped up by one statement (which checks the balance and the key's caps,
+ * with everything every instance holds counted as spent, so no burst passes a cap or the balance);
+ * finished runs are settled behind their answers, in batches ({@link settleHold}): run rows, ledger
+ * rows, the balance debited and the spend counted, at most `flushMs` after they answer. What that
+ * changes, beside the speed:
+ * - a run's rows are in the database within `flushMs` of its answer; `flush()` writes them at once
+ *   (the history routes and the service's stop call it);
+ * - a hold is spoken for: what one instance holds and has not used is refused elsewhere until it
+ *   is settled, at most `idleMs` after its last run (the rest of a hold is also given back when a
+ *   run of the same account here would be refused without it);
+ * - an instance killed before its settle loses the records of the runs it answered since (at most
+ *   `flushMs` of them, never charged), and its holds expire: their balance goes back, their spend
+ *   counts on the key's caps.
+ * A run with an `Idempotency-Key` is charged by the database's own statement instead (`run-charge.ts`).
+ */
+export class HeldSpend {
+  private readonly slots = new Map<string, Slot>();
+  /** Slots whose hold counts another day: settled and ended once their runs are in. */
+  private readonly retired = new Set<Slot>();
+  /** The settled balance of each account, as the statements of this instance last returned it. */
+  private readonly settled = new Map<string, bigint>();
+  /** What runs of each account took from holds here and no settle has charged yet. */
+  private readonly pending = new Map<string, bigint>();
+  private seq = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly flushMs: number;
+  private readonly idleMs: number;
+  private readonly runsPerHold: bigint;
+  private readonly maxBatch: number;
+  private readonly renewAfterMs: number;
+
+  constructor(
+    private readonly db: Database,
+    private readonly logger: Logger,
+    options: HeldSpendOptions = {},
+  ) {
+    this.flushMs = options.flushMs ?? 100;
+    this.idleMs = options.idleMs ?? 1_000;
+    this.runsPerHold = BigInt(options.runsPerHold ?? 256);
+    this.maxBatch = options.maxBatch ?? 500;
+    this.renewAfterMs = options.renewAfterMs ?? RENEW_AFTER_MS;
+  }
+
+  /**
+   * Charges a priced run its price: from its key's hold on its tool, topped up as needed. A
+   * refusal (`insufficient`, `capped`) charged nothing; `started` shows the balance the run
+   * leaves (the settled balance less what runs here took and no settle has charged yet).
+   */
+  async charge(run: NewRun): Promise<HeldStart> {
+    const tool = toolName(run);
+    let freedOthers = false;
+    for (;;) {
+      const slot = this.slotFor(run, tool);
+      // A key or a policy changed in this process since the hold was taken: what it holds is
+      // checked against the policy again (given back, then held anew) before a run uses it.
+      if (slot.policiesSeen !== revocationCount() && slot.heldMicro > slot.usedMicro) {
+        await this.settle(slot, true);
+        continue;
+      }
+      if (slot.heldMicro - slot.usedMicro >= run.costMicro) {
+        slot.usedMicro += run.costMicro;
+        slot.running += 1;
+        slot.lastUsedAt = Date.now();
+        this.addPending(run.accountId, run.costMicro);
+        this.seq += 1;
+        return {
+          kind: "started",
+          balanceMicro: this.balanceOf(run.accountId),
+          charge: { slot, seq: this.seq, finished: false },
+        };
+      }
+      const topUp = await this.topUp(slot, run.costMicro);
+      if (topUp === "again") continue;
+      // What this instance holds of the account elsewhere may be what is missing: given back, then tried once more.
+      if (!freedOthers && (await this.giveBackUnused(run.accountId, slot))) {
+        freedOthers = true;
+        continue;
+      }
+      return topUp;
+    }
+  }
+
+  /**
+   * A charged run has finished: its record waits for its hold's settle. A refunded run's price
+   * goes back to the hold at once. Returns the balance it leaves, as {@link charge} does. Only a
+   * run's first finish counts.
+   */
+  finish(charge: HeldCharge, record: HeldRunRecord): bigint {
+    const { slot } = charge;
+    if (charge.finished) return this.balanceOf(slot.accountId);
+    charge.finished = true;
+    slot.running -= 1;
+    slot.lastUsedAt = Date.now();
+    if (record.refunded) {
+      slot.usedMicro -= record.costMicro;
+      this.addPending(slot.accountId, -record.costMicro);
+    }
+    slot.finished.push({ seq: charge.seq, record });
+    this.schedule();
+    return this.balanceOf(slot.accountId);
+  }
+
+  /** The balance of an account as this instance sees it: settled, less what runs here took since. */
+  balanceOf(accountId: string, settledMicro?: bigint): bigint {
+    const settled = settledMicro ?? this.settled.get(accountId) ?? 0n;
+    return settled - (this.pending.get(accountId) ?? 0n);
+  }
+
+  /** What runs of an account took from holds here and no settle has charged yet. */
+  pendingOf(accountId: string): bigint {
+    return this.pending.get(accountId) ?? 0n;
+  }
+
+  /** Settles every finished run now, and gives back holds idle past `idleMs`; resolves once written. */
+  async flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const now = Date.now();
+    const settles: Promise<void>[] = [];
+    for (const slot of [...this.slots.values(), ...this.retired]) {
+      const idle = slot.running === 0 && (slot.retired || now - slot.lastUsedAt >= this.idleMs);
+      // A hold whose runs are all still going (slow upstreams) is renewed all the same.
+      const renew = now - slot.renewedAt >= this.renewAfterMs;
+      if (slot.finished.length > 0 || idle || renew) settles.push(this.settle(slot, idle));
+    }
+    await Promise.all(settles);
+    if (this.slots.size > 0 || this.retired.size > 0) this.schedule();
+  }
+
+  /** Settles everything and gives every hold back (the service's stop). */
+  async stop(): Promise<void> {
+    for (const slot of this.slots.values()) slot.lastUsedAt = 0;
+    await this.flush();
+  }
+
+  private slotFor(run: NewRun, tool: string): Slot {
+    const id = key(run.keyId, tool);
+    let slot = this.slots.get(id);
+    if (!slot) {
+      slot = {
+        holdId: newId("hold"),
+        accountId: run.accountId,
+        keyId: run.keyId,
+        tool,
+        heldMicro: 0n,
+        usedMicro: 0n,
+        running: 0,
+        finished: [],
+        lastUsedAt: Date.now(),
+        renewedAt: Date.now(),
+        policiesSeen: revocationCount(),
+        retired: false,
+        work: Promise.resolve(),
+      };
+      this.slots.set(id, slot);
+    }
+    return slot;
+  }
+
+  /** Runs a statement of a slot after its earlier ones. */
+  private inTurn<T>(slot: Slot, step: () => Promise<T>): Promise<T> {
+    const next = slot.work.then(step);
+    slot.work = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * Adds to a slot's hold so that it holds at least `priceMicro` unused: `again` when the slot
+   * (or a new one, for a new day) may now serve the run, or the refusal when nothing more may be
+   * held.
+   */
+  private topUp(slot: Slot, priceMicro: bigint): Promise<"again" | Exclude<StartedRun, { kind: "started" }>> {
+    return this.inTurn(slot, async () => {
+      if (slot.retired || slot.heldMicro - slot.usedMicro >= priceMicro) return "again" as const;
+      const policiesSeen = revocationCount();
+      const taken = await takeHold(this.db, {
+        holdId: slot.holdId,
+        accountId: slot.accountId,
+        keyId: slot.keyId,
+        tool: slot.tool,
+        priceMicro,
+        wantMicro: priceMicro * this.runsPerHold,
+      });
+      if (taken.kind === "stale") {
+        this.retire(slot);
+        return "again" as const;
+      }
+      this.observe(slot.accountId, taken.balanceMicro);
+      if (taken.kind === "held") {
+        slot.heldMicro += taken.grantedMicro;
+        slot.renewedAt = Date.now();
+        slot.policiesSeen = policiesSeen;
+        this.schedule();
+        return "again" as const;
+      }
+      return taken.kind === "insufficient"
+        ? { kind: "insufficient" as const, balanceMicro: this.balanceOf(slot.accountId) }
+        : taken;
+    });
+  }
+
+  /** Gives back what this instance's other holds of the account do not use; whether there was any. */
+  private async giveBackUnused(accountId: string, except: Slot): Promise<boolean> {
+    const others = [...this.slots.values()].filter(
+      (slot) => slot !== except && slot.accountId === accountId && slot.heldMicro > slot.usedMicro,
+    );
+    await Promise.all(others.map((slot) => this.settle(slot, true)));
+    return others.length > 0;
+  }
+
+  /**
+   * Writes a slot's finished runs (in the order they were charged) and charges them; with
+   * `giveBack`, what the hold holds beyond the runs still going goes back too, and a slot left
+   * holding nothing is forgotten. A settle that fails keeps its runs for the next one.
+   */
+  private settle(slot: Slot, giveBack: boolean): Promise<void> {
+    return this.inTurn(slot, async () => {
+      const batch = slot.finished.splice(0, this.maxBatch).sort((a, b) => a.seq - b.seq);
+      const runs = batch.map((entry) => entry.record);
+      const released = giveBack ? slot.heldMicro - slot.usedMicro : 0n;
+      const renew = Date.now() - slot.renewedAt >= this.renewAfterMs && slot.heldMicro > 0n;
+      if (runs.length === 0 && released === 0n && !renew) {
+        this.forgetIfEmpty(slot);
+        return;
+      }
+      slot.heldMicro -= released;
+      const charged = runs.reduce((sum, run) => (run.refunded ? sum : sum + run.costMicro), 0n);
+      try {
+        const { balanceMicro: balance, overMicro } = await settleHold(this.db, {
+          holdId: slot.holdId,
+          accountId: slot.accountId,
+          keyId: slot.keyId,
+          runs,
+          releaseMicro: released,
+        });
+        // A cap lowered since the hold was taken (by another instance, say): what the hold does
+        // not use goes back, and the next run takes a hold within the cap as it now stands.
+        if (overMicro > 0n && slot.heldMicro > slot.usedMicro) void this.settle(slot, true);
+        slot.renewedAt = Date.now();
+        slot.heldMicro -= charged;
+        slot.usedMicro -= charged;
+        if (balance === undefined) {
+          // The sweeper released the hold (this instance could not renew it in time): what runs
+          // still going took from it is written uncharged; new runs take a new hold.
+          this.logger.error(
+            { holdId: slot.holdId, accountId: slot.accountId, runs: runs.length },
+            "a spend hold had expired before its runs were settled: they were written and not charged",
+          );
+          slot.heldMicro = slot.usedMicro;
+          if (!slot.retired) this.retire(slot);
+        }
+        this.addPending(slot.accountId, -charged);
+        if (balance !== undefined) this.observe(slot.accountId, balance);
+        if (charged > 0n) noteBalanceChange();
+        this.forgetIfEmpty(slot);
+      } catch (error) {
+        slot.heldMicro += released;
+        slot.finished.unshift(...batch);
+        this.logger.warn(
+          { err: error, holdId: slot.holdId, runs: runs.length },
+          "priced runs not settled yet; retrying",
+        );
+        this.schedule(Math.max(this.flushMs, 1_000));
+      }
+    });
+  }
+
+  private forgetIfEmpty(slot: Slot): void {
+    if (slot.heldMicro > 0n || slot.running > 0 || slot.finished.length > 0) return;
+    this.retired.delete(slot);
+    const id = key(slot.keyId, slot.tool);
+    if (this.slots.get(id) === slot) this.slots.delete(id);
+  }
+
+  private retire(slot: Slot): void {
+    slot.retired = true;
+    this.retired.add(slot);
+    const id = key(slot.keyId, slot.tool);
+    if (this.slots.get(id) === slot) this.slots.delete(id);
+    this.schedule();
+  }
+
+  private observe(accountId: string, settledMicro: bigint): void {
+    this.settled.set(accountId, settledMicro);
+  }
+
+  private addPending(accountId: string, micro: bigint): void {
+    const next = (this.pending.get(accountId) ?? 0n) + micro;
+    if (next === 0n) this.pending.delete(accountId);
+    else this.pending.set(accountId, next);
+  }
+
+  private schedule(delayMs = this.flushMs): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, delayMs);
+    this.timer.unref();
+  }
+}

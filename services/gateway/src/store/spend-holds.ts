@@ -1,0 +1,337 @@
+import type { Queryable } from "@app/db";
+import type { RunOutcome } from "./runs.ts";
+
+/**
+ * Holds on spend (migration 010): an instance takes part of an account's balance and of its key's
+ * spend room of the day for one tool, charges priced runs against it in memory, and settles them in
+ * batches. Every statement here keeps, for the account and for each of the key's counters of the
+ * day, `held + settled spend` within the balance and within the caps, whatever instances do at once.
+ */
+
+/** How long a hold lives unless its instance settles it again (each settle renews it). */
+export const HOLD_TTL_SECONDS = 30;
+
+/** What a hold request got. */
+export type HoldTaken =
+  | {
+      kind: "held";
+      /** What was added to the hold: a whole number of runs' prices, at least one. */
+      grantedMicro: bigint;
+      /** The account's settled balance after the hold (holds do not move it). */
+      balanceMicro: bigint;
+    }
+  | { kind: "insufficient"; balanceMicro: bigint }
+  | {
+      kind: "capped";
+      cap: "daily" | "tool";
+      capMicro: bigint;
+      /** What the key spent or holds today, in total or on this tool. */
+      spentMicro: bigint;
+      balanceMicro: bigint;
+      day: string;
+    }
+  /** The hold counts another UTC day's spend than today's: its instance must settle it and take a new one. */
+  | { kind: "stale" };
+
+/** One priced run answered from a hold, finished, to be written and charged by the hold's settle. */
+export type HeldRunRecord = {
+  id: string;
+  provider: string;
+  endpoint: string;
+  method: string;
+  costMicro: bigint;
+  outcome: RunOutcome;
+  upstreamStatus: number | null;
+  durationMs: number;
+  startedAt: Date;
+  finishedAt: Date;
+  /** Its price went back: its ledger rows are the charge and the refund, and the hold keeps it. */
+  refunded: boolean;
+  requestId?: string;
+  output?: string;
+};
+
+/**
+ * Takes (or adds to) hold `$1` of account `$2`, key `$3`, tool `$4`, for runs of price `$5`: it
+ * wants `$6`, and gets at most half of what is left in the balance and in each cap the key has
+ * (but one price when only that is left), in whole prices. The account's row is locked first, then
+ * the key's counters of today, as a charge does (`run-charge.ts`), so holds, charges and settles
+ * of one account go one after the other. A capped counter with no row yet today answers
+ * `unprepared`, a hold of another day `stale`.
+ */
+const TAKE = `WITH account AS (
+    SELECT balance_micro, held_micro FROM gateway.accounts WHERE id = $2 FOR UPDATE
+  ), today AS (
+    SELECT (now() AT TIME ZONE 'UTC')::date AS day
+  ), spend AS (
+    SELECT s.tool, s.spent_micro + s.held_micro AS counted FROM gateway.key_daily_spend s
+    WHERE s.key_id = $3 AND s.day = (SELECT day FROM today) AND s.tool IN ('', $4::text)
+      AND EXISTS (SELECT 1 FROM account)
+    FOR UPDATE
+  ), standing AS (
+    SELECT account.balance_micro AS balance, account.balance_micro - account.held_micro AS available,
+      (SELECT daily_cap_micro FROM gateway.key_policies WHERE key_id = $3) AS daily_cap,
+      (SELECT cap_micro FROM gateway.key_tool_caps WHERE key_id = $3 AND tool = $4::text) AS tool_cap,
+      (SELECT counted FROM spend WHERE tool = '') AS daily_spent,
+      (SELECT counted FROM spend WHERE tool = $4::text) AS tool_spent,
+      (SELECT day <> (SELECT day FROM today) FROM gateway.spend_holds WHERE id = $1) AS stale
+    FROM account
+  ), decision AS (
+    SELECT standing.*, CASE
+      WHEN stale THEN 'stale'
+      WHEN (daily_cap IS NOT NULL AND daily_spent IS NULL) OR (tool_cap IS NOT NULL AND tool_spent IS NULL)
+        THEN 'unprepared'
+      WHEN daily_cap IS NOT NULL AND daily_spent + $5::bigint > daily_cap THEN 'daily'
+      WHEN tool_cap IS NOT NULL AND tool_spent + $5::bigint > tool_cap THEN 'tool'
+      WHEN available < $5::bigint THEN 'insufficient'
+      ELSE 'held' END AS kind,
+      LEAST($6::bigint, GREATEST($5::bigint, LEAST(available,
+        COALESCE(daily_cap - daily_spent, available), COALESCE(tool_cap - tool_spent, available)) / 2))
+        / $5::bigint * $5::bigint AS granted
+    FROM standing
+  ), held AS (
+    UPDATE gateway.accounts SET held_micro = held_micro + decision.granted
+    FROM decision WHERE id = $2 AND decision.kind = 'held'
+  ), counted AS (
+    INSERT INTO gateway.key_daily_spend AS s (key_id, day, tool, spent_micro, held_micro)
+    SELECT $3, today.day, counter.tool, 0, decision.granted
+    FROM decision, today, (VALUES (''), ($4::text)) AS counter (tool)
+    WHERE decision.kind = 'held'
+    ON CONFLICT (key_id, day, tool) DO UPDATE SET held_micro = s.held_micro + EXCLUDED.held_micro
+  ), hold AS (
+    INSERT INTO gateway.spend_holds AS h (id, account_id, key_id, tool, day, amount_micro, expires_at)
+    SELECT $1, $2, $3, $4, today.day, decision.granted, now() + make_interval(secs => $7)
+    FROM decision, today WHERE decision.kind = 'held'
+    ON CONFLICT (id) DO UPDATE SET amount_micro = h.amount_micro + EXCLUDED.amount_micro,
+      expires_at = EXCLUDED.expires_at
+  )
+  SELECT kind, granted::text AS granted, balance::text AS balance,
+    daily_cap::text AS "dailyCap", tool_cap::text AS "toolCap",
+    daily_spent::text AS "dailySpent", tool_spent::text AS "toolSpent", (SELECT day FROM today)::text AS day
+  FROM decision`;
+
+/** Creates today's zero counters of a key (its total and this tool's) that do not exist yet. */
+const PREPARE = `INSERT INTO gateway.key_daily_spend (key_id, day, tool, spent_micro)
+  SELECT $1, (now() AT TIME ZONE 'UTC')::date, counter.tool, 0 FROM (VALUES (''), ($2::text)) AS counter (tool)
+  ON CONFLICT DO NOTHING`;
+
+type TakeRow = {
+  kind: "unprepared" | "stale" | "daily" | "tool" | "insufficient" | "held";
+  granted: string;
+  balance: string;
+  dailyCap: string | null;
+  toolCap: string | null;
+  dailySpent: string | null;
+  toolSpent: string | null;
+  day: string;
+};
+
+/** The hold to take or add to. */
+export type HoldRequest = {
+  holdId: string;
+  accountId: string;
+  keyId: string;
+  tool: string;
+  priceMicro: bigint;
+  wantMicro: bigint;
+};
+
+/**
+ * Takes or adds to a hold ({@link TAKE}): nothing is held unless the balance and every cap of the
+ * key hold at least one price on top of what is spent and held already. A key's first capped hold
+ * of a day (or of a tool) creates its counters first.
+ */
+export async function takeHold(db: Queryable, request: HoldRequest): Promise<HoldTaken> {
+  for (let attempt = 1; attempt <= 3; attempt += 1) {
+    const [row] = await db.query<TakeRow>(TAKE, [
+      request.holdId,
+      request.accountId,
+      request.keyId,
+      request.tool,
+      request.priceMicro.toString(),
+      request.wantMicro.toString(),
+      HOLD_TTL_SECONDS,
+    ]);
+    if (!row) return { kind: "insufficient", balanceMicro: 0n };
+    const balanceMicro = BigInt(row.balance);
+    switch (row.kind) {
+      case "held":
+        return { kind: "held", grantedMicro: BigInt(row.granted), balanceMicro };
+      case "stale":
+        return { kind: "stale" };
+      case "insufficient":
+        return { kind: "insufficient", balanceMicro };
+      case "daily":
+      case "tool":
+        return {
+          kind: "capped",
+          cap: row.kind,
+          capMicro: BigInt((row.kind === "daily" ? row.dailyCap : row.toolCap) ?? "0"),
+          spentMicro: BigInt((row.kind === "daily" ? row.dailySpent : row.toolSpent) ?? "0"),
+          balanceMicro,
+          day: row.day,
+        };
+      case "unprepared":
+        await db.query(PREPARE, [request.keyId, request.tool]);
+    }
+  }
+  throw new Error(`The spend counters of key ${request.keyId} could not be prepared for a hold.`);
+}
+
+/**
+ * Settles hold `$1` of account `$2`: writes its finished runs (each run's row, its charge in the
+ * ledger and, when its price went back, its refund right after), debits the balance by what they
+ * cost net and counts it as spent on the hold's day, in total and on its tool, moving it out of
+ * what is held. `$3` more of the hold (what its instance will not use) goes back as well; a hold
+ * left with nothing ends, any other is renewed for {@link HOLD_TTL_SECONDS}. Money moves only for runs this settle
+ * writes, so a settle sent again (its answer lost) charges nothing twice. A hold the sweeper has
+ * already released (its instance silent past its expiry) moves no money: its runs are written
+ * for the history, and were not charged. It answers `over`: how much the key's spend and holds
+ * of the hold's day now exceed a cap of the key (lowered since the hold was taken), which the
+ * hold's instance gives back from what it does not use.
+ */
+const SETTLE = `WITH account AS (
+    SELECT id FROM gateway.accounts WHERE id = $2 FOR NO KEY UPDATE
+  ), hold AS (
+    SELECT h.id, h.key_id, h.tool, h.day, h.amount_micro FROM gateway.spend_holds h
+    WHERE h.id = $1 AND EXISTS (SELECT 1 FROM account) FOR UPDATE
+  ), limits AS (
+    SELECT
+      (SELECT daily_cap_micro FROM gateway.key_policies WHERE key_id = hold.key_id) AS daily_cap,
+      (SELECT cap_micro FROM gateway.key_tool_caps WHERE key_id = hold.key_id AND tool = hold.tool) AS tool_cap,
+      (SELECT spent_micro + held_micro FROM gateway.key_daily_spend
+       WHERE key_id = hold.key_id AND day = hold.day AND tool = '') AS daily_counted,
+      (SELECT spent_micro + held_micro FROM gateway.key_daily_spend
+       WHERE key_id = hold.key_id AND day = hold.day AND tool = hold.tool) AS tool_counted
+    FROM hold
+  ), input AS (
+    SELECT * FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[],
+                         $10::int[], $11::int[], $12::timestamptz[], $13::timestamptz[], $14::text[],
+                         $15::text[], $16::boolean[], $17::text[])
+      WITH ORDINALITY AS t(id, provider, endpoint, method, cost_micro, outcome, upstream_status,
+                           duration_ms, created_at, finished_at, request_id, output, refunded, key_id, ord)
+  ), written AS (
+    INSERT INTO gateway.runs (id, account_id, key_id, provider, endpoint, method, cost_micro, outcome,
+                              upstream_status, duration_ms, created_at, finished_at, request_id, output)
+    SELECT id, $2, key_id, provider, endpoint, method, cost_micro, outcome, upstream_status, duration_ms,
+           created_at, finished_at, request_id, output
+    FROM input ORDER BY ord
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id
+  ), charged AS (
+    SELECT COALESCE(sum(input.cost_micro) FILTER (WHERE NOT input.refunded), 0)::bigint AS micro
+    FROM input WHERE input.id IN (SELECT id FROM written)
+  ), freed AS (
+    SELECT hold.*, charged.micro AS charged, LEAST($3::bigint, hold.amount_micro - charged.micro) AS released
+    FROM hold, charged
+  ), debit AS (
+    UPDATE gateway.accounts a SET balance_micro = a.balance_micro - freed.charged,
+      held_micro = a.held_micro - freed.charged - freed.released
+    FROM freed WHERE a.id = $2
+    RETURNING a.balance_micro, freed.charged
+  ), counted AS (
+    UPDATE gateway.key_daily_spend s SET spent_micro = s.spent_micro + freed.charged,
+      held_micro = s.held_micro - freed.charged - freed.released
+    FROM freed WHERE s.key_id = freed.key_id AND s.day = freed.day AND s.tool IN ('', freed.tool)
+  ), renewed AS (
+    UPDATE gateway.spend_holds h SET amount_micro = h.amount_micro - freed.charged - freed.released,
+      expires_at = now() + make_interval(secs => $18)
+    FROM freed WHERE h.id = $1 AND freed.amount_micro > freed.charged + freed.released
+  ), ended AS (
+    DELETE FROM gateway.spend_holds h USING freed
+    WHERE h.id = $1 AND freed.amount_micro <= freed.charged + freed.released
+  ), entries AS (
+    SELECT input.ord * 2 AS seq, 'run' AS kind, -input.cost_micro AS amount, input.id AS run_id,
+      NULL::text AS note
+    FROM input WHERE input.id IN (SELECT id FROM written)
+    UNION ALL
+    SELECT input.ord * 2 + 1, 'refund', input.cost_micro, input.id, input.outcome
+    FROM input WHERE input.refunded AND input.id IN (SELECT id FROM written)
+  ), entry AS (
+    INSERT INTO gateway.ledger (account_id, kind, amount_micro, balance_after_micro, run_id, note)
+    SELECT $2, entries.kind, entries.amount,
+      debit.balance_micro + debit.charged + sum(entries.amount) OVER (ORDER BY entries.seq),
+      entries.run_id, entries.note
+    FROM entries, debit ORDER BY entries.seq
+  )
+  SELECT (SELECT balance_micro FROM debit)::text AS balance, EXISTS (SELECT 1 FROM hold) AS held,
+    GREATEST(0, (SELECT GREATEST(COALESCE(daily_counted - daily_cap, 0), COALESCE(tool_counted - tool_cap, 0))
+                 FROM limits) - COALESCE((SELECT released FROM freed), 0))::text AS over`;
+
+/** The settle of one hold: its finished runs, and how much of the hold to give back. */
+export type HoldSettlement = {
+  holdId: string;
+  accountId: string;
+  keyId: string;
+  runs: readonly HeldRunRecord[];
+  releaseMicro: bigint;
+};
+
+/** What a settle left: the account's balance (undefined when the hold was gone), and how much a cap is passed. */
+export type HoldSettled = { balanceMicro: bigint | undefined; overMicro: bigint };
+
+/**
+ * Settles a hold ({@link SETTLE}). The balance is undefined when the hold was no longer there
+ * (released by the sweeper: its runs were written, not charged).
+ */
+export async function settleHold(db: Queryable, settlement: HoldSettlement): Promise<HoldSettled> {
+  const runs = settlement.runs;
+  const column = <T>(pick: (run: HeldRunRecord) => T) => runs.map(pick);
+  const [row] = await db.query<{ balance: string | null; held: boolean; over: string | null }>(SETTLE, [
+    settlement.holdId,
+    settlement.accountId,
+    settlement.releaseMicro.toString(),
+    column((run) => run.id),
+    column((run) => run.provider),
+    column((run) => run.endpoint),
+    column((run) => run.method),
+    column((run) => run.costMicro.toString()),
+    column((run) => run.outcome),
+    column((run) => run.upstreamStatus),
+    column((run) => run.durationMs),
+    column((run) => run.startedAt.toISOString()),
+    column((run) => run.finishedAt.toISOString()),
+    column((run) => run.requestId ?? null),
+    column((run) => run.output ?? null),
+    column((run) => run.refunded),
+    column(() => settlement.keyId),
+    HOLD_TTL_SECONDS,
+  ]);
+  return {
+    balanceMicro: row?.held && row.balance !== null ? BigInt(row.balance) : undefined,
+    overMicro: BigInt(row?.over ?? "0"),
+  };
+}
+
+/**
+ * Releases holds past their expiry (their instance stopped without settling them, or could not
+ * reach the database for {@link HOLD_TTL_SECONDS}): the balance held goes back to the account (the
+ * runs the instance may have answered from it are not charged, not being known), and the key's
+ * caps count it as spent (those runs may have been answered: a cap is never passed). At most
+ * `limit` a call; returns how many were released.
+ */
+export async function releaseExpiredHolds(db: Queryable, now: Date, limit = 100): Promise<number> {
+  const [row] = await db.query<{ released: number }>(
+    `WITH expired AS (
+       DELETE FROM gateway.spend_holds WHERE id IN (
+         SELECT id FROM gateway.spend_holds WHERE expires_at < $1 ORDER BY expires_at LIMIT $2
+         FOR UPDATE SKIP LOCKED)
+       RETURNING account_id, key_id, tool, day, amount_micro
+     ), by_account AS (
+       UPDATE gateway.accounts a SET held_micro = a.held_micro - e.total
+       FROM (SELECT account_id, sum(amount_micro) AS total FROM expired GROUP BY account_id) e
+       WHERE a.id = e.account_id
+     ), by_counter AS (
+       UPDATE gateway.key_daily_spend s SET held_micro = s.held_micro - e.total,
+         spent_micro = s.spent_micro + e.total
+       FROM (SELECT key_id, day, tool, sum(amount_micro) AS total FROM (
+               SELECT key_id, day, tool, amount_micro FROM expired
+               UNION ALL SELECT key_id, day, '', amount_micro FROM expired) counters
+             GROUP BY key_id, day, tool) e
+       WHERE s.key_id = e.key_id AND s.day = e.day AND s.tool = e.tool
+     )
+     SELECT count(*)::int AS released FROM expired`,
+    [now, limit],
+  );
+  return row?.released ?? 0;
+}
