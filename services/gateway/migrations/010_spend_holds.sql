@@ -21,6 +21,9 @@ CREATE TABLE spend_holds (
   tool text NOT NULL,
   day date NOT NULL,
   amount_micro bigint NOT NULL CHECK (amount_micro >= 0),
-  expires_at timestamptz NOT NULL
+  expires_at timestamptz NOT NULL,
+  -- Bumped by every statement that changes the hold: a give-back applies only to the version its
+  -- instance last saw, so a settle sent again after a lost answer gives nothing back twice.
+  version integer NOT NULL DEFAULT 1
 );
 CREATE INDEX spend_holds_expiry ON spend_holds (expires_at);

@@ -54,7 +54,7 @@ export function buildGatewayDeps(db: Database, logger: Logger, parts: GatewayPar
     keys: new KeyCache(accounts, balances),
     balances,
     runs: new RunStore(db),
-    held: new HeldSpend(db, logger),
+    held: new HeldSpend(db, logger, { clock }),
     usage: new UsageWriter(db, logger),
     idempotency: gatewayIdempotencyStore(db, clock, parts.upstreamTimeoutMs),
     rateLimiter: new KeyRateLimiters(runsBucket(parts.runsPerMinute), runsBucket),

@@ -40,20 +40,26 @@ export function clientErrorResponse(errorCode: string | undefined): string {
   ].join("\r\n");
 }
 
+/** Node's own answer to a request it refuses while another of the connection's is being served. */
+function nodeDefaultResponse(errorCode: string | undefined): string {
+  const status =
+    errorCode === "HPE_HEADER_OVERFLOW" ? 431 : errorCode === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nConnection: close\r\n\r\n`;
+}
+
 /**
  * A Node HTTP server's `clientError` listener: a request too large to parse (431 for its
  * headers), malformed (400) or whose headers came too late (408) gets the platform's JSON error
- * instead of Node's empty answer, and its connection is closed. Nothing is written to a socket
- * that can no longer be written to, or whose response is already under way (an answer then
- * would corrupt it, as Node itself avoids); a connection the client reset is just closed.
+ * instead of Node's empty answer, and its connection is closed at once, as Node closes it. While a
+ * request of the connection is being served (a body cut short mid-upload, say), it does exactly
+ * what Node does: its bare answer, unless that response has begun, then the socket destroyed, so
+ * that the request being served sees its client gone. A connection the client reset, or that can
+ * no longer be written to, is just destroyed.
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  const inFlight = (socket as ConnectionSocket)._httpMessage?.headersSent === true;
-  if (error.code === "ECONNRESET" || !socket.writable || inFlight) {
-    socket.destroy();
-    return;
+  const served = (socket as ConnectionSocket)._httpMessage;
+  if (error.code !== "ECONNRESET" && socket.writable && served?.headersSent !== true) {
+    socket.write(served ? nodeDefaultResponse(error.code) : clientErrorResponse(error.code));
   }
-  socket.end(clientErrorResponse(error.code));
-  // Whatever the client still sends is not read: the connection goes once the answer is out.
-  socket.once("finish", () => socket.destroy());
+  socket.destroy(error);
 }

@@ -1,4 +1,4 @@
-import { type Logger, newId } from "@app/core";
+import { type Clock, type Logger, newId, systemClock } from "@app/core";
 import type { Database } from "@app/db";
 import { toolName } from "../domain/key-policy.ts";
 import { noteBalanceChange } from "../store/balances.ts";
@@ -17,6 +17,8 @@ export type HeldSpendOptions = {
   maxBatch?: number;
   /** A hold is renewed at least this often, runs finished or not (default a third of its lifetime). */
   renewAfterMs?: number;
+  /** Tells when a hold's UTC day is over (the system's clock by default). */
+  clock?: Clock;
 };
 
 /** This instance's hold on one key's spend on one tool, and the runs charged against it. */
@@ -25,8 +27,15 @@ type Slot = {
   accountId: string;
   keyId: string;
   tool: string;
-  /** What the hold holds in the database, as this instance last made it. */
+  /**
+   * What the hold holds in the database, as this instance last read it from a statement's answer,
+   * less what it set aside to give back (never more than the database holds).
+   */
   heldMicro: bigint;
+  /** The hold's version as the last statement answered it (0: no hold taken under this id yet). */
+  version: number;
+  /** The UTC day whose spend the hold counts, and when this instance first took it. */
+  day?: { name: string; endsAt: number; takenAt: number };
   /** What runs took from it and no settle has charged yet (refunded runs give theirs back). */
   usedMicro: bigint;
   /** Runs charged and not finished yet. */
@@ -38,7 +47,10 @@ type Slot = {
   renewedAt: number;
   /** The process's count of key and policy changes when the hold was last added to (`revocationCount`). */
   policiesSeen: number;
-  /** Its hold counts another day's spend: no run takes from it any more; it is settled and ends. */
+  /**
+   * Its hold counts another day's spend, or the sweeper released it: no run takes from it any
+   * more; the runs it served are settled and it ends.
+   */
   retired: boolean;
   /** The slot's statements, one after the other. */
   work: Promise<unknown>;
@@ -56,6 +68,9 @@ export type HeldStart =
   | Exclude<StartedRun, { kind: "started" }>;
 
 const key = (keyId: string, tool: string) => `${keyId}\u0000${tool}`;
+
+/** The UTC midnight that ends day `YYYY-MM-DD`, in epoch milliseconds. */
+const dayEndsAt = (day: string) => Date.parse(`${day}T00:00:00Z`) + 86_400_000;
 
 /** A hold is renewed at least this often while its instance lives (it expires after `HOLD_TTL_SECONDS`). */
 const RENEW_AFTER_MS = (HOLD_TTL_SECONDS * 1_000) / 3;
@@ -93,6 +108,7 @@ export class HeldSpend {
   private readonly runsPerHold: bigint;
   private readonly maxBatch: number;
   private readonly renewAfterMs: number;
+  private readonly clock: Clock;
 
   constructor(
     private readonly db: Database,
@@ -104,6 +120,7 @@ export class HeldSpend {
     this.runsPerHold = BigInt(options.runsPerHold ?? 256);
     this.maxBatch = options.maxBatch ?? 500;
     this.renewAfterMs = options.renewAfterMs ?? RENEW_AFTER_MS;
+    this.clock = options.clock ?? systemClock;
   }
 
   /**
@@ -114,12 +131,23 @@ export class HeldSpend {
   async charge(run: NewRun): Promise<HeldStart> {
     const tool = toolName(run);
     let freedOthers = false;
+    let policyRechecked = false;
     for (;;) {
       const slot = this.slotFor(run, tool);
+      // A hold counts one UTC day's spend: past its midnight, a run takes a hold of the new day
+      // (unless the hold was first taken after that midnight: the database's day decides then).
+      const now = this.clock.now().getTime();
+      if (slot.day && now >= slot.day.endsAt && slot.day.takenAt < slot.day.endsAt) {
+        this.retire(slot);
+        continue;
+      }
       // A key or a policy changed in this process since the hold was taken: what it holds is
       // checked against the policy again (given back, then held anew) before a run uses it.
-      if (slot.policiesSeen !== revocationCount() && slot.heldMicro > slot.usedMicro) {
-        await this.settle(slot, true);
+      if (!policyRechecked && slot.policiesSeen !== revocationCount() && slot.heldMicro > slot.usedMicro) {
+        policyRechecked = true;
+        if (!(await this.settle(slot, true))) {
+          throw new Error("a spend hold could not be given back for its key's changed policy");
+        }
         continue;
       }
       if (slot.heldMicro - slot.usedMicro >= run.costMicro) {
@@ -176,19 +204,27 @@ export class HeldSpend {
     return this.pending.get(accountId) ?? 0n;
   }
 
-  /** Settles every finished run now, and gives back holds idle past `idleMs`; resolves once written. */
+  /**
+   * Settles every finished run now (and waits for any settle under way), and gives back holds idle
+   * past `idleMs`; resolves once written.
+   */
   async flush(): Promise<void> {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
     const now = Date.now();
-    const settles: Promise<void>[] = [];
+    const settles: Promise<boolean>[] = [];
     for (const slot of [...this.slots.values(), ...this.retired]) {
       const idle = slot.running === 0 && (slot.retired || now - slot.lastUsedAt >= this.idleMs);
       // A hold whose runs are all still going (slow upstreams) is renewed all the same.
       const renew = now - slot.renewedAt >= this.renewAfterMs;
-      if (slot.finished.length > 0 || idle || renew) settles.push(this.settle(slot, idle));
+      // A slot with nothing to do now may still have a settle under way (the timer's): it is waited for.
+      settles.push(
+        slot.finished.length > 0 || idle || renew
+          ? this.settle(slot, idle)
+          : this.inTurn(slot, async () => true),
+      );
     }
     await Promise.all(settles);
     if (this.slots.size > 0 || this.retired.size > 0) this.schedule();
@@ -196,8 +232,12 @@ export class HeldSpend {
 
   /** Settles everything and gives every hold back (the service's stop). */
   async stop(): Promise<void> {
-    for (const slot of this.slots.values()) slot.lastUsedAt = 0;
-    await this.flush();
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    // Everything not used by a run still going goes back, whatever the slot's runs.
+    await Promise.all([...this.slots.values(), ...this.retired].map((slot) => this.settle(slot, true)));
   }
 
   private slotFor(run: NewRun, tool: string): Slot {
@@ -210,6 +250,7 @@ export class HeldSpend {
         keyId: run.keyId,
         tool,
         heldMicro: 0n,
+        version: 0,
         usedMicro: 0n,
         running: 0,
         finished: [],
@@ -242,19 +283,22 @@ export class HeldSpend {
       const policiesSeen = revocationCount();
       const taken = await takeHold(this.db, {
         holdId: slot.holdId,
+        known: slot.version > 0,
         accountId: slot.accountId,
         keyId: slot.keyId,
         tool: slot.tool,
         priceMicro,
         wantMicro: priceMicro * this.runsPerHold,
       });
-      if (taken.kind === "stale") {
+      if (taken.kind === "stale" || taken.kind === "gone") {
         this.retire(slot);
         return "again" as const;
       }
       this.observe(slot.accountId, taken.balanceMicro);
       if (taken.kind === "held") {
-        slot.heldMicro += taken.grantedMicro;
+        slot.heldMicro = taken.amountMicro;
+        slot.version = taken.version;
+        slot.day ??= { name: taken.day, endsAt: dayEndsAt(taken.day), takenAt: this.clock.now().getTime() };
         slot.renewedAt = Date.now();
         slot.policiesSeen = policiesSeen;
         this.schedule();
@@ -266,8 +310,11 @@ export class HeldSpend {
     });
   }
 
-  /** Gives back what this instance's other holds of the account do not use; whether there was any. */
-  private async giveBackUnused(accountId: string, except: Slot): Promise<boolean> {
+  /**
+   * Gives back what this instance's holds of the account (but `except`) do not use, for a run that
+   * would be refused without it; whether there was any.
+   */
+  async giveBackUnused(accountId: string, except?: Slot): Promise<boolean> {
     const others = [...this.slots.values()].filter(
       (slot) => slot !== except && slot.accountId === accountId && slot.heldMicro > slot.usedMicro,
     );
@@ -278,9 +325,16 @@ export class HeldSpend {
   /**
    * Writes a slot's finished runs (in the order they were charged) and charges them; with
    * `giveBack`, what the hold holds beyond the runs still going goes back too, and a slot left
-   * holding nothing is forgotten. A settle that fails keeps its runs for the next one.
+   * holding nothing is forgotten. A settle that fails keeps its runs for the next one, and
+   * answers false. A give-back the database did not apply (the hold had moved on: an earlier
+   * settle's answer was lost) is asked again once, at the version that settle's answer gave.
    */
-  private settle(slot: Slot, giveBack: boolean): Promise<void> {
+  private async settle(slot: Slot, giveBack: boolean): Promise<boolean> {
+    const outcome = await this.settleOnce(slot, giveBack);
+    return outcome === "again" ? (await this.settleOnce(slot, giveBack)) !== "failed" : outcome === "done";
+  }
+
+  private settleOnce(slot: Slot, giveBack: boolean): Promise<"done" | "again" | "failed"> {
     return this.inTurn(slot, async () => {
       const batch = slot.finished.splice(0, this.maxBatch).sort((a, b) => a.seq - b.seq);
       const runs = batch.map((entry) => entry.record);
@@ -288,25 +342,25 @@ export class HeldSpend {
       const renew = Date.now() - slot.renewedAt >= this.renewAfterMs && slot.heldMicro > 0n;
       if (runs.length === 0 && released === 0n && !renew) {
         this.forgetIfEmpty(slot);
-        return;
+        return "done" as const;
       }
+      // Set aside before the statement, and not taken back if it fails (it may have committed):
+      // the next statement's answer says what the hold holds.
       slot.heldMicro -= released;
       const charged = runs.reduce((sum, run) => (run.refunded ? sum : sum + run.costMicro), 0n);
       try {
-        const { balanceMicro: balance, overMicro } = await settleHold(this.db, {
+        const settled = await settleHold(this.db, {
           holdId: slot.holdId,
           accountId: slot.accountId,
           keyId: slot.keyId,
           runs,
           releaseMicro: released,
+          version: slot.version,
         });
-        // A cap lowered since the hold was taken (by another instance, say): what the hold does
-        // not use goes back, and the next run takes a hold within the cap as it now stands.
-        if (overMicro > 0n && slot.heldMicro > slot.usedMicro) void this.settle(slot, true);
         slot.renewedAt = Date.now();
-        slot.heldMicro -= charged;
         slot.usedMicro -= charged;
-        if (balance === undefined) {
+        this.addPending(slot.accountId, -charged);
+        if (settled.amountMicro === undefined) {
           // The sweeper released the hold (this instance could not renew it in time): what runs
           // still going took from it is written uncharged; new runs take a new hold.
           this.logger.error(
@@ -315,19 +369,27 @@ export class HeldSpend {
           );
           slot.heldMicro = slot.usedMicro;
           if (!slot.retired) this.retire(slot);
+        } else {
+          slot.heldMicro = settled.amountMicro;
+          slot.version = settled.version;
+          if (settled.balanceMicro !== undefined) this.observe(slot.accountId, settled.balanceMicro);
+          // A cap lowered since the hold was taken (by another instance, say): what the hold does
+          // not use goes back, and the next run takes a hold within the cap as it now stands.
+          if (settled.overMicro > 0n && slot.heldMicro > slot.usedMicro) void this.settle(slot, true);
         }
-        this.addPending(slot.accountId, -charged);
-        if (balance !== undefined) this.observe(slot.accountId, balance);
         if (charged > 0n) noteBalanceChange();
         this.forgetIfEmpty(slot);
+        return settled.amountMicro !== undefined && settled.releasedMicro < released
+          ? ("again" as const)
+          : ("done" as const);
       } catch (error) {
-        slot.heldMicro += released;
         slot.finished.unshift(...batch);
         this.logger.warn(
           { err: error, holdId: slot.holdId, runs: runs.length },
           "priced runs not settled yet; retrying",
         );
         this.schedule(Math.max(this.flushMs, 1_000));
+        return "failed" as const;
       }
     });
   }
@@ -347,7 +409,8 @@ export class HeldSpend {
     this.schedule();
   }
 
-  private observe(accountId: string, settledMicro: bigint): void {
+  /** The account's settled balance as a statement of this instance just read it. */
+  observe(accountId: string, settledMicro: bigint): void {
     this.settled.set(accountId, settledMicro);
   }
 

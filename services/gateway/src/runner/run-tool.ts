@@ -170,9 +170,13 @@ export async function runTool(
   await options.beforeCharge();
   progress.charged = true;
   try {
-    const started = await deps.runs.start(run);
-    deps.balances.observe(run.accountId, started.balanceMicro);
+    let started = await deps.runs.start(run);
+    // What this instance holds of the account for its other runs is given back if this run needs it.
+    if (started.kind !== "started" && (await deps.held.giveBackUnused(run.accountId))) {
+      started = await deps.runs.start(run);
+    }
     if (started.kind !== "started") throw chargeRefusal(started, tool.priceMicro);
+    observeBalance(deps, run.accountId, started.balanceMicro);
     return await callAndFinish(deps, tool, run, key, url, chargedFinish(deps, run, started.balanceMicro));
   } catch (error) {
     // A 402 (nothing charged) or a 502/504 (finished and refunded): the gateway's own answers.
@@ -200,7 +204,7 @@ async function refundFailed(deps: GatewayDeps, run: NewRun, startedAt: Date): Pr
       durationMs,
       refund: true,
     });
-    deps.balances.observe(run.accountId, balance);
+    observeBalance(deps, run.accountId, balance);
   } catch (error) {
     deps.logger.error(
       { err: error, runId: run.id, accountId: run.accountId },
@@ -296,9 +300,18 @@ function freeFinish(deps: GatewayDeps, run: NewRun, startedAt: Date): Finish {
 function chargedFinish(deps: GatewayDeps, run: NewRun, balanceAfterCharge: bigint): Finish {
   return async (outcome, upstreamStatus, durationMs, refund, output) => {
     const balance = await deps.runs.finish(run, { outcome, upstreamStatus, durationMs, refund, output });
-    deps.balances.observe(run.accountId, balance);
+    observeBalance(deps, run.accountId, balance);
     return refund ? balance : balanceAfterCharge;
   };
+}
+
+/**
+ * A settled balance read by a statement of this run: for the free runs' view and for the runs
+ * charged from holds here, which show it less what they took and have not settled.
+ */
+function observeBalance(deps: GatewayDeps, accountId: string, balanceMicro: bigint): void {
+  deps.balances.observe(accountId, balanceMicro);
+  deps.held.observe(accountId, balanceMicro);
 }
 
 /** Calls the upstream of a started run, finishes the run and builds its envelope. */

@@ -1,5 +1,5 @@
 import type { Clock, Logger } from "@app/core";
-import type { Queryable } from "@app/db";
+import type { Database } from "@app/db";
 import type { IdempotencyStore } from "@app/edge";
 import { failedAfterCharge } from "../runner/idempotent-run.ts";
 import type { RunOutcome, RunStore } from "./runs.ts";
@@ -97,7 +97,7 @@ export const abandonAfterMs = (upstreamTimeoutMs: number) => Math.max(5 * 60_000
  * returned function stops it.
  */
 export function startRunSweeper(
-  deps: { db: Queryable; runs: RunStore; idempotency: SweptKeys; clock: Clock; logger: Logger },
+  deps: { db: Database; runs: RunStore; idempotency: SweptKeys; clock: Clock; logger: Logger },
   options: { abandonAfterMs: number; everyMs?: number },
 ): () => void {
   const sweep = () =>
@@ -118,7 +118,7 @@ export function startRunSweeper(
         ),
       )
       .then(() =>
-        releaseExpiredHolds(deps.db, deps.clock.now()).then(
+        releaseExpiredHolds(deps.db).then(
           (released) => {
             if (released > 0) deps.logger.warn({ released }, "released spend holds their instances left");
           },

@@ -1,4 +1,4 @@
-import type { Queryable } from "@app/db";
+import type { Database, Queryable } from "@app/db";
 import type { RunOutcome } from "./runs.ts";
 
 /**
@@ -17,6 +17,11 @@ export type HoldTaken =
       kind: "held";
       /** What was added to the hold: a whole number of runs' prices, at least one. */
       grantedMicro: bigint;
+      /** What the hold holds now, as the database has it, and its version. */
+      amountMicro: bigint;
+      version: number;
+      /** The UTC day (`YYYY-MM-DD`, the database's) whose spend the hold counts. */
+      day: string;
       /** The account's settled balance after the hold (holds do not move it). */
       balanceMicro: bigint;
     }
@@ -30,8 +35,13 @@ export type HoldTaken =
       balanceMicro: bigint;
       day: string;
     }
-  /** The hold counts another UTC day's spend than today's: its instance must settle it and take a new one. */
-  | { kind: "stale" };
+  /**
+   * The hold counts another UTC day's spend than today's (`stale`), or was released by the sweeper
+   * while its instance still held under its id (`gone`): its instance must settle it and take a
+   * new one under a new id.
+   */
+  | { kind: "stale" }
+  | { kind: "gone" };
 
 /** One priced run answered from a hold, finished, to be written and charged by the hold's settle. */
 export type HeldRunRecord = {
@@ -57,7 +67,8 @@ export type HeldRunRecord = {
  * (but one price when only that is left), in whole prices. The account's row is locked first, then
  * the key's counters of today, as a charge does (`run-charge.ts`), so holds, charges and settles
  * of one account go one after the other. A capped counter with no row yet today answers
- * `unprepared`, a hold of another day `stale`.
+ * `unprepared`, a hold of another day `stale`, a hold the instance knows (`$8`) that is no longer
+ * there `gone` (a hold is never made again under the id of one the sweeper released).
  */
 const TAKE = `WITH account AS (
     SELECT balance_micro, held_micro FROM gateway.accounts WHERE id = $2 FOR UPDATE
@@ -74,10 +85,13 @@ const TAKE = `WITH account AS (
       (SELECT cap_micro FROM gateway.key_tool_caps WHERE key_id = $3 AND tool = $4::text) AS tool_cap,
       (SELECT counted FROM spend WHERE tool = '') AS daily_spent,
       (SELECT counted FROM spend WHERE tool = $4::text) AS tool_spent,
-      (SELECT day <> (SELECT day FROM today) FROM gateway.spend_holds WHERE id = $1) AS stale
+      (SELECT day <> (SELECT day FROM today) FROM gateway.spend_holds WHERE id = $1) AS stale,
+      $8::boolean AND NOT EXISTS (SELECT 1 FROM gateway.spend_holds WHERE id = $1) AS gone,
+      (SELECT amount_micro FROM gateway.spend_holds WHERE id = $1) AS amount
     FROM account
   ), decision AS (
     SELECT standing.*, CASE
+      WHEN gone THEN 'gone'
       WHEN stale THEN 'stale'
       WHEN (daily_cap IS NOT NULL AND daily_spent IS NULL) OR (tool_cap IS NOT NULL AND tool_spent IS NULL)
         THEN 'unprepared'
@@ -103,9 +117,12 @@ const TAKE = `WITH account AS (
     SELECT $1, $2, $3, $4, today.day, decision.granted, now() + make_interval(secs => $7)
     FROM decision, today WHERE decision.kind = 'held'
     ON CONFLICT (id) DO UPDATE SET amount_micro = h.amount_micro + EXCLUDED.amount_micro,
-      expires_at = EXCLUDED.expires_at
+      expires_at = EXCLUDED.expires_at, version = h.version + 1
+    RETURNING h.version
   )
   SELECT kind, granted::text AS granted, balance::text AS balance,
+    (COALESCE(amount, 0) + CASE WHEN kind = 'held' THEN granted ELSE 0 END)::text AS amount,
+    (SELECT version FROM hold) AS version,
     daily_cap::text AS "dailyCap", tool_cap::text AS "toolCap",
     daily_spent::text AS "dailySpent", tool_spent::text AS "toolSpent", (SELECT day FROM today)::text AS day
   FROM decision`;
@@ -116,8 +133,10 @@ const PREPARE = `INSERT INTO gateway.key_daily_spend (key_id, day, tool, spent_m
   ON CONFLICT DO NOTHING`;
 
 type TakeRow = {
-  kind: "unprepared" | "stale" | "daily" | "tool" | "insufficient" | "held";
+  kind: "unprepared" | "gone" | "stale" | "daily" | "tool" | "insufficient" | "held";
   granted: string;
+  amount: string;
+  version: number | null;
   balance: string;
   dailyCap: string | null;
   toolCap: string | null;
@@ -129,6 +148,8 @@ type TakeRow = {
 /** The hold to take or add to. */
 export type HoldRequest = {
   holdId: string;
+  /** The instance holds (or held) under this id already: a missing row is then `gone`, not created. */
+  known: boolean;
   accountId: string;
   keyId: string;
   tool: string;
@@ -151,14 +172,24 @@ export async function takeHold(db: Queryable, request: HoldRequest): Promise<Hol
       request.priceMicro.toString(),
       request.wantMicro.toString(),
       HOLD_TTL_SECONDS,
+      request.known,
     ]);
     if (!row) return { kind: "insufficient", balanceMicro: 0n };
     const balanceMicro = BigInt(row.balance);
     switch (row.kind) {
       case "held":
-        return { kind: "held", grantedMicro: BigInt(row.granted), balanceMicro };
+        return {
+          kind: "held",
+          grantedMicro: BigInt(row.granted),
+          amountMicro: BigInt(row.amount),
+          version: row.version ?? 0,
+          day: row.day,
+          balanceMicro,
+        };
       case "stale":
         return { kind: "stale" };
+      case "gone":
+        return { kind: "gone" };
       case "insufficient":
         return { kind: "insufficient", balanceMicro };
       case "daily":
@@ -182,8 +213,10 @@ export async function takeHold(db: Queryable, request: HoldRequest): Promise<Hol
  * Settles hold `$1` of account `$2`: writes its finished runs (each run's row, its charge in the
  * ledger and, when its price went back, its refund right after), debits the balance by what they
  * cost net and counts it as spent on the hold's day, in total and on its tool, moving it out of
- * what is held. `$3` more of the hold (what its instance will not use) goes back as well; a hold
- * left with nothing ends, any other is renewed for {@link HOLD_TTL_SECONDS}. Money moves only for runs this settle
+ * what is held. `$3` more of the hold (what its instance will not use) goes back as well, only if
+ * the hold is at the version its instance last saw (`$19`): a settle sent again after one whose
+ * answer was lost gives nothing back twice. A hold left with nothing ends, any other is renewed for
+ * {@link HOLD_TTL_SECONDS}. It answers what the hold holds after it, for its instance to follow. Money moves only for runs this settle
  * writes, so a settle sent again (its answer lost) charges nothing twice. A hold the sweeper has
  * already released (its instance silent past its expiry) moves no money: its runs are written
  * for the history, and were not charged. It answers `over`: how much the key's spend and holds
@@ -193,7 +226,7 @@ export async function takeHold(db: Queryable, request: HoldRequest): Promise<Hol
 const SETTLE = `WITH account AS (
     SELECT id FROM gateway.accounts WHERE id = $2 FOR NO KEY UPDATE
   ), hold AS (
-    SELECT h.id, h.key_id, h.tool, h.day, h.amount_micro FROM gateway.spend_holds h
+    SELECT h.id, h.key_id, h.tool, h.day, h.amount_micro, h.version FROM gateway.spend_holds h
     WHERE h.id = $1 AND EXISTS (SELECT 1 FROM account) FOR UPDATE
   ), limits AS (
     SELECT
@@ -222,7 +255,9 @@ const SETTLE = `WITH account AS (
     SELECT COALESCE(sum(input.cost_micro) FILTER (WHERE NOT input.refunded), 0)::bigint AS micro
     FROM input WHERE input.id IN (SELECT id FROM written)
   ), freed AS (
-    SELECT hold.*, charged.micro AS charged, LEAST($3::bigint, hold.amount_micro - charged.micro) AS released
+    SELECT hold.*, charged.micro AS charged,
+      CASE WHEN hold.version = $19::int
+        THEN GREATEST(0, LEAST($3::bigint, hold.amount_micro - charged.micro)) ELSE 0 END AS released
     FROM hold, charged
   ), debit AS (
     UPDATE gateway.accounts a SET balance_micro = a.balance_micro - freed.charged,
@@ -235,8 +270,9 @@ const SETTLE = `WITH account AS (
     FROM freed WHERE s.key_id = freed.key_id AND s.day = freed.day AND s.tool IN ('', freed.tool)
   ), renewed AS (
     UPDATE gateway.spend_holds h SET amount_micro = h.amount_micro - freed.charged - freed.released,
-      expires_at = now() + make_interval(secs => $18)
+      expires_at = now() + make_interval(secs => $18), version = h.version + 1
     FROM freed WHERE h.id = $1 AND freed.amount_micro > freed.charged + freed.released
+    RETURNING h.version
   ), ended AS (
     DELETE FROM gateway.spend_holds h USING freed
     WHERE h.id = $1 AND freed.amount_micro <= freed.charged + freed.released
@@ -255,6 +291,8 @@ const SETTLE = `WITH account AS (
     FROM entries, debit ORDER BY entries.seq
   )
   SELECT (SELECT balance_micro FROM debit)::text AS balance, EXISTS (SELECT 1 FROM hold) AS held,
+    (SELECT amount_micro - charged - released FROM freed)::text AS amount,
+    (SELECT version FROM renewed) AS version, (SELECT released FROM freed)::text AS released,
     GREATEST(0, (SELECT GREATEST(COALESCE(daily_counted - daily_cap, 0), COALESCE(tool_counted - tool_cap, 0))
                  FROM limits) - COALESCE((SELECT released FROM freed), 0))::text AS over`;
 
@@ -265,10 +303,23 @@ export type HoldSettlement = {
   keyId: string;
   runs: readonly HeldRunRecord[];
   releaseMicro: bigint;
+  /** The hold's version as its instance last saw it. */
+  version: number;
 };
 
-/** What a settle left: the account's balance (undefined when the hold was gone), and how much a cap is passed. */
-export type HoldSettled = { balanceMicro: bigint | undefined; overMicro: bigint };
+/**
+ * What a settle left: the account's balance and what the hold holds (undefined when the hold was
+ * gone), and how much a cap is passed.
+ */
+export type HoldSettled = {
+  balanceMicro: bigint | undefined;
+  amountMicro: bigint | undefined;
+  /** The hold's version after the settle (0 when it ended). */
+  version: number;
+  /** What it gave back (0 when the hold was at another version than its instance expected). */
+  releasedMicro: bigint;
+  overMicro: bigint;
+};
 
 /**
  * Settles a hold ({@link SETTLE}). The balance is undefined when the hold was no longer there
@@ -277,7 +328,14 @@ export type HoldSettled = { balanceMicro: bigint | undefined; overMicro: bigint 
 export async function settleHold(db: Queryable, settlement: HoldSettlement): Promise<HoldSettled> {
   const runs = settlement.runs;
   const column = <T>(pick: (run: HeldRunRecord) => T) => runs.map(pick);
-  const [row] = await db.query<{ balance: string | null; held: boolean; over: string | null }>(SETTLE, [
+  const [row] = await db.query<{
+    balance: string | null;
+    held: boolean;
+    amount: string | null;
+    version: number | null;
+    released: string | null;
+    over: string | null;
+  }>(SETTLE, [
     settlement.holdId,
     settlement.accountId,
     settlement.releaseMicro.toString(),
@@ -296,42 +354,58 @@ export async function settleHold(db: Queryable, settlement: HoldSettlement): Pro
     column((run) => run.refunded),
     column(() => settlement.keyId),
     HOLD_TTL_SECONDS,
+    settlement.version,
   ]);
+  const held = row?.held === true && row.balance !== null;
   return {
-    balanceMicro: row?.held && row.balance !== null ? BigInt(row.balance) : undefined,
+    balanceMicro: held ? BigInt(row.balance ?? "0") : undefined,
+    amountMicro: held ? BigInt(row?.amount ?? "0") : undefined,
+    version: row?.version ?? 0,
+    releasedMicro: BigInt(row?.released ?? "0"),
     overMicro: BigInt(row?.over ?? "0"),
   };
 }
 
 /**
- * Releases holds past their expiry (their instance stopped without settling them, or could not
- * reach the database for {@link HOLD_TTL_SECONDS}): the balance held goes back to the account (the
- * runs the instance may have answered from it are not charged, not being known), and the key's
- * caps count it as spent (those runs may have been answered: a cap is never passed). At most
- * `limit` a call; returns how many were released.
+ * Releases holds past their expiry by the database's clock (their instance stopped without
+ * settling them, or could not reach the database for {@link HOLD_TTL_SECONDS}): the balance held
+ * goes back to the account (the runs the instance may have answered from it are not charged, not
+ * being known), and the key's caps count it as spent (those runs may have been answered: a cap is
+ * never passed). The holds' accounts are locked first, in id order, as every other statement on
+ * holds locks an account before its holds; a hold renewed meanwhile stays. At most `limit` a call;
+ * returns how many were released.
  */
-export async function releaseExpiredHolds(db: Queryable, now: Date, limit = 100): Promise<number> {
-  const [row] = await db.query<{ released: number }>(
-    `WITH expired AS (
-       DELETE FROM gateway.spend_holds WHERE id IN (
-         SELECT id FROM gateway.spend_holds WHERE expires_at < $1 ORDER BY expires_at LIMIT $2
-         FOR UPDATE SKIP LOCKED)
-       RETURNING account_id, key_id, tool, day, amount_micro
-     ), by_account AS (
-       UPDATE gateway.accounts a SET held_micro = a.held_micro - e.total
-       FROM (SELECT account_id, sum(amount_micro) AS total FROM expired GROUP BY account_id) e
-       WHERE a.id = e.account_id
-     ), by_counter AS (
-       UPDATE gateway.key_daily_spend s SET held_micro = s.held_micro - e.total,
-         spent_micro = s.spent_micro + e.total
-       FROM (SELECT key_id, day, tool, sum(amount_micro) AS total FROM (
-               SELECT key_id, day, tool, amount_micro FROM expired
-               UNION ALL SELECT key_id, day, '', amount_micro FROM expired) counters
-             GROUP BY key_id, day, tool) e
-       WHERE s.key_id = e.key_id AND s.day = e.day AND s.tool = e.tool
-     )
-     SELECT count(*)::int AS released FROM expired`,
-    [now, limit],
-  );
-  return row?.released ?? 0;
+export async function releaseExpiredHolds(db: Database, limit = 100): Promise<number> {
+  return db.transaction(async (tx) => {
+    const locked = await tx.query<{ id: string }>(
+      `SELECT a.id FROM gateway.accounts a
+       WHERE a.id IN (SELECT account_id FROM gateway.spend_holds WHERE expires_at < now()
+                      ORDER BY expires_at LIMIT $1)
+       ORDER BY a.id FOR NO KEY UPDATE`,
+      [limit],
+    );
+    const [row] = await tx.query<{ released: number }>(
+      `WITH expired AS (
+         DELETE FROM gateway.spend_holds WHERE id IN (
+           SELECT id FROM gateway.spend_holds WHERE expires_at < now() ORDER BY expires_at LIMIT $1)
+           AND expires_at < now() AND account_id = ANY($2::text[])
+         RETURNING account_id, key_id, tool, day, amount_micro
+       ), by_account AS (
+         UPDATE gateway.accounts a SET held_micro = a.held_micro - e.total
+         FROM (SELECT account_id, sum(amount_micro) AS total FROM expired GROUP BY account_id) e
+         WHERE a.id = e.account_id
+       ), by_counter AS (
+         UPDATE gateway.key_daily_spend s SET held_micro = s.held_micro - e.total,
+           spent_micro = s.spent_micro + e.total
+         FROM (SELECT key_id, day, tool, sum(amount_micro) AS total FROM (
+                 SELECT key_id, day, tool, amount_micro FROM expired
+                 UNION ALL SELECT key_id, day, '', amount_micro FROM expired) counters
+               GROUP BY key_id, day, tool) e
+         WHERE s.key_id = e.key_id AND s.day = e.day AND s.tool = e.tool
+       )
+       SELECT count(*)::int AS released FROM expired`,
+      [limit, locked.map((account) => account.id)],
+    );
+    return row?.released ?? 0;
+  });
 }

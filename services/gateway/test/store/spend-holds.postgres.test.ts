@@ -18,6 +18,7 @@ describe("holds on PostgreSQL, taken at once on many connections", () => {
         Array.from({ length: 40 }, (_, n) =>
           takeHold(handles[n % 2] ?? db, {
             holdId: `hold_${n}`,
+            known: false,
             accountId: owner.accountId,
             keyId: capped.keyId,
             tool: MARKETS_EVENT,
@@ -48,6 +49,7 @@ describe("holds on PostgreSQL, taken at once on many connections", () => {
         Array.from({ length: 40 }, (_, n) =>
           takeHold(handles[n % 2] ?? db, {
             holdId: `hold_${n}`,
+            known: false,
             accountId: owner.accountId,
             keyId: owner.keyId,
             tool: MARKETS_EVENT,
