@@ -1,5 +1,14 @@
 import type { Database, Queryable } from "@app/db";
 import type { RunOutcome } from "./runs.ts";
+import {
+  REFUSAL_COLUMNS,
+  type RefusalRow,
+  refusalCases,
+  refusalOf,
+  type SpendRefusal,
+  standingCtes,
+  withCountersPrepared,
+} from "./spend-standing.ts";
 
 /**
  * Holds on spend (migration 010): an instance takes part of an account's balance and of its key's
@@ -25,16 +34,7 @@ export type HoldTaken =
       /** The account's settled balance after the hold (holds do not move it). */
       balanceMicro: bigint;
     }
-  | { kind: "insufficient"; balanceMicro: bigint }
-  | {
-      kind: "capped";
-      cap: "daily" | "tool";
-      capMicro: bigint;
-      /** What the key spent or holds today, in total or on this tool. */
-      spentMicro: bigint;
-      balanceMicro: bigint;
-      day: string;
-    }
+  | SpendRefusal
   /**
    * The hold counts another UTC day's spend than today's (`stale`), or was released by the sweeper
    * while its instance still held under its id (`gone`): its instance must settle it and take a
@@ -70,39 +70,20 @@ export type HeldRunRecord = {
  * `unprepared`, a hold of another day `stale`, a hold the instance knows (`$8`) that is no longer
  * there `gone` (a hold is never made again under the id of one the sweeper released).
  */
-const TAKE = `WITH account AS (
-    SELECT balance_micro, held_micro FROM gateway.accounts WHERE id = $2 FOR UPDATE
-  ), today AS (
-    SELECT (now() AT TIME ZONE 'UTC')::date AS day
-  ), spend AS (
-    SELECT s.tool, s.spent_micro + s.held_micro AS counted FROM gateway.key_daily_spend s
-    WHERE s.key_id = $3 AND s.day = (SELECT day FROM today) AND s.tool IN ('', $4::text)
-      AND EXISTS (SELECT 1 FROM account)
-    FOR UPDATE
-  ), standing AS (
-    SELECT account.balance_micro AS balance, account.balance_micro - account.held_micro AS available,
-      (SELECT daily_cap_micro FROM gateway.key_policies WHERE key_id = $3) AS daily_cap,
-      (SELECT cap_micro FROM gateway.key_tool_caps WHERE key_id = $3 AND tool = $4::text) AS tool_cap,
-      (SELECT counted FROM spend WHERE tool = '') AS daily_spent,
-      (SELECT counted FROM spend WHERE tool = $4::text) AS tool_spent,
-      (SELECT day <> (SELECT day FROM today) FROM gateway.spend_holds WHERE id = $1) AS stale,
+const TAKE = `WITH ${standingCtes({ account: "$2", key: "$3", tool: "$4::text" })}, known_hold AS (
+    SELECT (SELECT day <> (SELECT day FROM today) FROM gateway.spend_holds WHERE id = $1) AS stale,
       $8::boolean AND NOT EXISTS (SELECT 1 FROM gateway.spend_holds WHERE id = $1) AS gone,
       (SELECT amount_micro FROM gateway.spend_holds WHERE id = $1) AS amount
-    FROM account
   ), decision AS (
-    SELECT standing.*, CASE
+    SELECT standing.*, known_hold.*, CASE
       WHEN gone THEN 'gone'
       WHEN stale THEN 'stale'
-      WHEN (daily_cap IS NOT NULL AND daily_spent IS NULL) OR (tool_cap IS NOT NULL AND tool_spent IS NULL)
-        THEN 'unprepared'
-      WHEN daily_cap IS NOT NULL AND daily_spent + $5::bigint > daily_cap THEN 'daily'
-      WHEN tool_cap IS NOT NULL AND tool_spent + $5::bigint > tool_cap THEN 'tool'
-      WHEN available < $5::bigint THEN 'insufficient'
+      ${refusalCases("$5::bigint")}
       ELSE 'held' END AS kind,
       LEAST($6::bigint, GREATEST($5::bigint, LEAST(available,
         COALESCE(daily_cap - daily_spent, available), COALESCE(tool_cap - tool_spent, available)) / 2))
         / $5::bigint * $5::bigint AS granted
-    FROM standing
+    FROM standing, known_hold
   ), held AS (
     UPDATE gateway.accounts SET held_micro = held_micro + decision.granted
     FROM decision WHERE id = $2 AND decision.kind = 'held'
@@ -120,30 +101,12 @@ const TAKE = `WITH account AS (
       expires_at = EXCLUDED.expires_at, version = h.version + 1
     RETURNING h.version
   )
-  SELECT kind, granted::text AS granted, balance::text AS balance,
+  SELECT kind, granted::text AS granted,
     (COALESCE(amount, 0) + CASE WHEN kind = 'held' THEN granted ELSE 0 END)::text AS amount,
-    (SELECT version FROM hold) AS version,
-    daily_cap::text AS "dailyCap", tool_cap::text AS "toolCap",
-    daily_spent::text AS "dailySpent", tool_spent::text AS "toolSpent", (SELECT day FROM today)::text AS day
+    (SELECT version FROM hold) AS version, ${REFUSAL_COLUMNS}
   FROM decision`;
 
-/** Creates today's zero counters of a key (its total and this tool's) that do not exist yet. */
-const PREPARE = `INSERT INTO gateway.key_daily_spend (key_id, day, tool, spent_micro)
-  SELECT $1, (now() AT TIME ZONE 'UTC')::date, counter.tool, 0 FROM (VALUES (''), ($2::text)) AS counter (tool)
-  ON CONFLICT DO NOTHING`;
-
-type TakeRow = {
-  kind: "unprepared" | "gone" | "stale" | "daily" | "tool" | "insufficient" | "held";
-  granted: string;
-  amount: string;
-  version: number | null;
-  balance: string;
-  dailyCap: string | null;
-  toolCap: string | null;
-  dailySpent: string | null;
-  toolSpent: string | null;
-  day: string;
-};
+type TakeRow = RefusalRow & { granted: string; amount: string; version: number | null };
 
 /** The hold to take or add to. */
 export type HoldRequest = {
@@ -163,8 +126,8 @@ export type HoldRequest = {
  * of a day (or of a tool) creates its counters first.
  */
 export async function takeHold(db: Queryable, request: HoldRequest): Promise<HoldTaken> {
-  for (let attempt = 1; attempt <= 3; attempt += 1) {
-    const [row] = await db.query<TakeRow>(TAKE, [
+  const row = await withCountersPrepared(db, request, async () => {
+    const [answer] = await db.query<TakeRow>(TAKE, [
       request.holdId,
       request.accountId,
       request.keyId,
@@ -174,39 +137,20 @@ export async function takeHold(db: Queryable, request: HoldRequest): Promise<Hol
       HOLD_TTL_SECONDS,
       request.known,
     ]);
-    if (!row) return { kind: "insufficient", balanceMicro: 0n };
-    const balanceMicro = BigInt(row.balance);
-    switch (row.kind) {
-      case "held":
-        return {
-          kind: "held",
-          grantedMicro: BigInt(row.granted),
-          amountMicro: BigInt(row.amount),
-          version: row.version ?? 0,
-          day: row.day,
-          balanceMicro,
-        };
-      case "stale":
-        return { kind: "stale" };
-      case "gone":
-        return { kind: "gone" };
-      case "insufficient":
-        return { kind: "insufficient", balanceMicro };
-      case "daily":
-      case "tool":
-        return {
-          kind: "capped",
-          cap: row.kind,
-          capMicro: BigInt((row.kind === "daily" ? row.dailyCap : row.toolCap) ?? "0"),
-          spentMicro: BigInt((row.kind === "daily" ? row.dailySpent : row.toolSpent) ?? "0"),
-          balanceMicro,
-          day: row.day,
-        };
-      case "unprepared":
-        await db.query(PREPARE, [request.keyId, request.tool]);
+    return answer;
+  });
+  if (!row) return { kind: "insufficient", balanceMicro: 0n };
+  if (row.kind === "stale" || row.kind === "gone") return { kind: row.kind };
+  return (
+    refusalOf(row) ?? {
+      kind: "held",
+      grantedMicro: BigInt(row.granted),
+      amountMicro: BigInt(row.amount),
+      version: row.version ?? 0,
+      day: row.day,
+      balanceMicro: BigInt(row.balance),
     }
-  }
-  throw new Error(`The spend counters of key ${request.keyId} could not be prepared for a hold.`);
+  );
 }
 
 /**
