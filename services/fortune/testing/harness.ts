@@ -3,26 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningServer, serveApp } from "@app/core";
 import type { Database } from "@app/db";
-import {
-  bootstrapLocalChain,
-  LOCAL_DEV_ACCOUNTS,
-  LOCAL_DEV_MNEMONIC,
-  type LocalChain,
-} from "@app/local-chain";
+import { LOCAL_DEV_ACCOUNTS, LOCAL_DEV_MNEMONIC, type LocalChain } from "@app/local-chain";
+import { answerSignInChallenge, localPayerClient, serviceChainOf } from "@app/payments/testing";
 import { migrateService } from "@app/runtime";
 import { silentLogger } from "@app/testkit";
-import { x402Client } from "@x402/core/client";
+import type { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
-import { toClientEvmSigner } from "@x402/evm";
-import { ExactEvmScheme } from "@x402/evm/exact/client";
-import { UptoEvmScheme } from "@x402/evm/upto/client";
-import {
-  createSIWxPayload,
-  encodeSIWxHeader,
-  SIGN_IN_WITH_X,
-  type SIWxExtension,
-} from "@x402/extensions/sign-in-with-x";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { type Hex, toHex } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
@@ -59,35 +46,14 @@ export async function startFortune(db: Database, env: Record<string, string> = {
   try {
     server = await serveApp(built.app as never, { host: "127.0.0.1", port: 0 });
     built.onListening?.(server.url);
-    const credentials = built.credentials as {
-      chain: { rpcUrl: string; tempoRpcUrl: string; chainId: number; mppCurrency: `0x${string}` };
-    };
-    const chain = await bootstrapLocalChain({
-      rpcUrl: credentials.chain.rpcUrl,
-      deployerPrivateKey: LOCAL_DEV_ACCOUNTS.deployer.privateKey,
-      cacheDir: join(dataDir, "chain", "contracts"),
-    });
+    const { chain, tempo } = await serviceChainOf(built.credentials, dataDir);
     const url = server.url;
-    const makeClient = (privateKey: Hex) =>
-      new x402Client()
-        .register(
-          chain.network,
-          new ExactEvmScheme(toClientEvmSigner(privateKeyToAccount(privateKey), chain.publicClient)),
-        )
-        .register(
-          chain.network,
-          new UptoEvmScheme(toClientEvmSigner(privateKeyToAccount(privateKey), chain.publicClient)),
-        )
-        .setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.asset.address }] });
+    const makeClient = (privateKey: Hex) => localPayerClient(chain, privateKey, ["exact", "upto"]);
     const running = server;
     return {
       url,
       chain,
-      tempo: {
-        rpcUrl: credentials.chain.tempoRpcUrl,
-        chainId: credentials.chain.chainId,
-        currency: credentials.chain.mppCurrency,
-      },
+      tempo,
       db,
       ledger: new PaymentLedger(db),
       x402Client: makeClient,
@@ -102,19 +68,7 @@ export async function startFortune(db: Database, env: Record<string, string> = {
           headers: { "content-type": "application/json" },
           ...init,
         });
-        const header = challenge.headers.get("payment-required");
-        if (challenge.status !== 402 || !header)
-          throw new Error(`expected a 402 challenge, got ${challenge.status}`);
-        const required: PaymentRequired = decodePaymentRequiredHeader(header);
-        const extension = required.extensions?.[SIGN_IN_WITH_X] as SIWxExtension;
-        const chainInfo = extension.supportedChains[0] as { chainId: string; type: "eip191" };
-        // The challenge names the service's public origin, which is where it is signed for.
-        const payload = await createSIWxPayload(
-          { ...extension.info, chainId: chainInfo.chainId, type: chainInfo.type },
-          privateKeyToAccount(privateKey),
-          extension.info.uri,
-        );
-        return encodeSIWxHeader(payload);
+        return answerSignInChallenge(challenge, privateKey);
       },
       async stop() {
         await running.close();

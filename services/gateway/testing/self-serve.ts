@@ -3,21 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningServer, serveApp } from "@app/core";
 import type { Database } from "@app/db";
-import { bootstrapLocalChain, fundPathUsd, LOCAL_DEV_ACCOUNTS, type LocalChain } from "@app/local-chain";
+import { fundPathUsd, type LocalChain } from "@app/local-chain";
 import { createMppClient, type MppClient } from "@app/payments";
+import { answerSignInChallenge, localPayerClient, serviceChainOf } from "@app/payments/testing";
 import { migrateService } from "@app/runtime";
 import { silentLogger } from "@app/testkit";
-import { x402Client } from "@x402/core/client";
-import { decodePaymentRequiredHeader } from "@x402/core/http";
+import type { x402Client } from "@x402/core/client";
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
-import { toClientEvmSigner } from "@x402/evm";
-import { ExactEvmScheme } from "@x402/evm/exact/client";
-import {
-  createSIWxPayload,
-  encodeSIWxHeader,
-  SIGN_IN_WITH_X,
-  type SIWxExtension,
-} from "@x402/extensions/sign-in-with-x";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -106,28 +98,10 @@ export async function startSelfServeGateway(
     });
     server = await serveApp(createApp(deps, selfServe) as never, { host: "127.0.0.1", port: 0 });
     origin = new URL(server.url);
-    const credentials = rails.credentials as {
-      chain: { rpcUrl: string; tempoRpcUrl: string; chainId: number; mppCurrency: `0x${string}` };
-    };
-    const chain = await bootstrapLocalChain({
-      rpcUrl: credentials.chain.rpcUrl,
-      deployerPrivateKey: LOCAL_DEV_ACCOUNTS.deployer.privateKey,
-      cacheDir: join(dataDir, "chain", "contracts"),
-    });
+    const { chain, tempo } = await serviceChainOf(rails.credentials, dataDir);
     const url = server.url;
     const running = server;
-    const makeClient = (privateKey: Hex) =>
-      new x402Client()
-        .register(
-          chain.network,
-          new ExactEvmScheme(toClientEvmSigner(privateKeyToAccount(privateKey), chain.publicClient)),
-        )
-        .setSpendControls({ allowedAssets: [{ network: chain.network, asset: chain.asset.address }] });
-    const tempo = {
-      rpcUrl: credentials.chain.tempoRpcUrl,
-      chainId: credentials.chain.chainId,
-      currency: credentials.chain.mppCurrency,
-    };
+    const makeClient = (privateKey: Hex) => localPayerClient(chain, privateKey, ["exact"]);
     return Object.assign(harness, {
       url,
       db,
@@ -155,17 +129,7 @@ export async function startSelfServeGateway(
       },
       async signIn(privateKey: Hex, path: string, init: RequestInit = {}) {
         const challenge = await fetch(`${url}${path}`, { method: "POST", ...init });
-        const header = challenge.headers.get("payment-required");
-        if (challenge.status !== 402 || !header)
-          throw new Error(`expected a 402 challenge, got ${challenge.status}`);
-        const extension = decodePaymentRequiredHeader(header).extensions?.[SIGN_IN_WITH_X] as SIWxExtension;
-        const chainInfo = extension.supportedChains[0] as { chainId: string; type: "eip191" };
-        const payload = await createSIWxPayload(
-          { ...extension.info, chainId: chainInfo.chainId, type: chainInfo.type },
-          privateKeyToAccount(privateKey),
-          extension.info.uri,
-        );
-        return encodeSIWxHeader(payload);
+        return answerSignInChallenge(challenge, privateKey);
       },
       async openAccount(privateKey: Hex) {
         const header = await harness.signIn(privateKey, "/v1/accounts");

@@ -194,9 +194,8 @@ export class HeldSpend {
   }
 
   /** The balance of an account as this instance sees it: settled, less what runs here took since. */
-  balanceOf(accountId: string, settledMicro?: bigint): bigint {
-    const settled = settledMicro ?? this.settled.get(accountId) ?? 0n;
-    return settled - (this.pending.get(accountId) ?? 0n);
+  balanceOf(accountId: string): bigint {
+    return (this.settled.get(accountId) ?? 0n) - (this.pending.get(accountId) ?? 0n);
   }
 
   /** What runs of an account took from holds here and no settle has charged yet. */

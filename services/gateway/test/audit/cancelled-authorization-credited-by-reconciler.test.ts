@@ -1,47 +1,13 @@
-import { LOCAL_DEV_ACCOUNTS, localChainDefinition } from "@app/local-chain";
 import { json, test } from "@app/testkit";
-import { createWalletClient, type Hex, http, parseAbi } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { afterAll, describe, expect } from "vitest";
-import { type SelfServeGateway, startSelfServeGateway } from "../../testing/self-serve.ts";
-
-const buy = (amount: string) => ({
-  method: "POST",
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify({ amount }),
-});
+import type { Hex } from "viem";
+import { describe, expect } from "vitest";
+import { buy, cancelAuthorization, creditBuyer } from "../self-serve/credit-support.ts";
 
 describe("a credit whose settlement went unanswered, its authorisation then cancelled by the payer", () => {
-  let h: SelfServeGateway;
-  const wallet = generatePrivateKey();
-  const address = privateKeyToAccount(wallet).address;
-  let accountId = "";
-
-  test.beforeAll(async ({ db }) => {
-    h = await startSelfServeGateway(db);
-    await h.fundWallet(wallet);
-    const header = await h.signIn(wallet, "/v1/accounts");
-    const opened = await fetch(`${h.url}/v1/accounts`, {
-      method: "POST",
-      headers: { "sign-in-with-x": header },
-    });
-    accountId = (await json(opened)).account.id;
-  });
-  afterAll(async () => {
-    await h?.stop();
-  });
-
-  const balance = async () =>
-    BigInt(
-      (
-        await h.db.query<{ b: string }>(
-          "SELECT balance_micro::text AS b FROM gateway.accounts WHERE id = $1",
-          [accountId],
-        )
-      )[0]?.b ?? "-1",
-    );
+  const buyer = creditBuyer();
 
   test("is never credited by the reconciler: a cancelled nonce is not a payment received", async () => {
+    const { h, wallet, address, accountId, balance } = buyer;
     let authorization: { from: Hex; nonce: Hex } | undefined;
     h.settleGate = async (_settle, { payload }) => {
       // The facilitator never answers (a timeout, a lost connection): the gateway answers 503.
@@ -76,42 +42,3 @@ describe("a credit whose settlement went unanswered, its authorisation then canc
     });
   });
 });
-
-/** The payer cancels an EIP-3009 authorisation (its signature, sent by the token's deployer, who pays the gas). */
-async function cancelAuthorization(
-  h: SelfServeGateway,
-  payerKey: Hex,
-  authorizer: Hex,
-  nonce: Hex,
-): Promise<void> {
-  const payer = privateKeyToAccount(payerKey);
-  const signature = await payer.signTypedData({
-    domain: {
-      name: h.chain.asset.name,
-      version: h.chain.asset.version,
-      chainId: h.chain.chainId,
-      verifyingContract: h.chain.asset.address,
-    },
-    types: {
-      CancelAuthorization: [
-        { name: "authorizer", type: "address" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
-    primaryType: "CancelAuthorization",
-    message: { authorizer, nonce },
-  });
-  const rpcUrl = h.chain.publicClient.transport.url as string;
-  const sender = createWalletClient({
-    account: privateKeyToAccount(LOCAL_DEV_ACCOUNTS.deployer.privateKey),
-    chain: localChainDefinition(rpcUrl, h.chain.chainId),
-    transport: http(rpcUrl),
-  });
-  const hash = await sender.writeContract({
-    address: h.chain.asset.address,
-    abi: parseAbi(["function cancelAuthorization(address authorizer, bytes32 nonce, bytes signature)"]),
-    functionName: "cancelAuthorization",
-    args: [authorizer, nonce, signature],
-  });
-  await h.chain.publicClient.waitForTransactionReceipt({ hash });
-}

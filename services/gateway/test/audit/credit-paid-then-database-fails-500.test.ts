@@ -1,35 +1,12 @@
 import { json, test } from "@app/testkit";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { afterAll, describe, expect } from "vitest";
-import { type SelfServeGateway, startSelfServeGateway } from "../../testing/self-serve.ts";
-
-const buy = (amount: string, headers: Record<string, string> = {}) => ({
-  method: "POST",
-  headers: { "content-type": "application/json", ...headers },
-  body: JSON.stringify({ amount }),
-});
+import { describe, expect } from "vitest";
+import { buy, creditBuyer } from "../self-serve/credit-support.ts";
 
 describe("a credit paid on chain whose credit the database fails to write", () => {
-  let h: SelfServeGateway;
-  const wallet = generatePrivateKey();
-  const address = privateKeyToAccount(wallet).address;
-  let accountId = "";
-
-  test.beforeAll(async ({ db }) => {
-    h = await startSelfServeGateway(db);
-    await h.fundWallet(wallet);
-    const header = await h.signIn(wallet, "/v1/accounts");
-    const opened = await fetch(`${h.url}/v1/accounts`, {
-      method: "POST",
-      headers: { "sign-in-with-x": header },
-    });
-    accountId = (await json(opened)).account.id;
-  });
-  afterAll(async () => {
-    await h?.stop();
-  });
+  const buyer = creditBuyer();
 
   test("is answered 503 SETTLEMENT_PENDING (paid, credited later), not a 500; then credited once", async () => {
+    const { h, wallet, address, accountId } = buyer;
     const payments = h.selfServe.payments;
     const credit = payments.credit.bind(payments);
     let failures = 0;

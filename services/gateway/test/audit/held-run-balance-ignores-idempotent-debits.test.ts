@@ -1,23 +1,9 @@
 import { json, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { balanceOf } from "../../src/store/runs.ts";
-import { FakeUpstreamClient, jsonAnswer } from "../../src/upstream/client.fake.ts";
-import {
-  configuredPrices,
-  MARKETS_EVENT,
-  marketsRun,
-  SHOP_AVAILABILITY,
-} from "../policies/policy-support.ts";
-import { bearer, gatewayHarness, openAccount, postJson } from "../support/harness.ts";
-
-const ONE_USD = 1_000_000n;
-
-const shopRun = {
-  provider: "shop",
-  endpoint: "/api/shops/agent-availability",
-  method: "GET",
-  input: { queryParams: { service: "haircut", from: "2026-12-01", days: 1, partySize: 1 } },
-};
+import { marketsRun } from "../policies/policy-support.ts";
+import { bearer, postJson } from "../support/harness.ts";
+import { idempotentShopRun, withPricedShop } from "./hold-audit-support.ts";
 
 /**
  * A held run's envelope shows `HeldSpend.balanceOf`: the settled balance *HeldSpend's own
@@ -29,16 +15,9 @@ const shopRun = {
  */
 describe("a held run after an idempotent run of the same account, on the same instance", () => {
   test("shows a balance no higher than the account really has", async ({ db }) => {
-    const upstream = new FakeUpstreamClient(() => jsonAnswer(200, { ok: true }));
-    const h = gatewayHarness(db, {
-      upstream,
-      toolPrices: configuredPrices({ [MARKETS_EVENT]: "0.01", [SHOP_AVAILABILITY]: "0.40" }),
-    });
-    try {
-      const owner = await openAccount(db, ONE_USD);
+    await withPricedShop(db, "0.40", async (h, owner) => {
       expect((await postJson(h.app, "/v1/run", marketsRun(), bearer(owner.key))).status).toBe(200);
-      const headers = { ...bearer(owner.key), "x-upstream-key": "shop-key", "idempotency-key": "shop-once" };
-      const idempotent = await postJson(h.app, "/v1/run", shopRun, headers);
+      const idempotent = await idempotentShopRun(h, owner.key);
       expect(idempotent.status).toBe(200);
       const next = await postJson(h.app, "/v1/run", marketsRun("next"), bearer(owner.key));
       expect(next.status).toBe(200);
@@ -49,8 +28,6 @@ describe("a held run after an idempotent run of the same account, on the same in
         shown: "0.58",
         real: "580000",
       });
-    } finally {
-      await h.close();
-    }
+    });
   });
 });

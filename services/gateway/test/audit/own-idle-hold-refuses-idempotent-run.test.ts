@@ -1,22 +1,8 @@
 import { json, test } from "@app/testkit";
 import { describe, expect } from "vitest";
-import { FakeUpstreamClient, jsonAnswer } from "../../src/upstream/client.fake.ts";
-import {
-  configuredPrices,
-  MARKETS_EVENT,
-  marketsRun,
-  SHOP_AVAILABILITY,
-} from "../policies/policy-support.ts";
-import { bearer, gatewayHarness, openAccount, postJson } from "../support/harness.ts";
-
-const ONE_USD = 1_000_000n;
-
-const shopRun = {
-  provider: "shop",
-  endpoint: "/api/shops/agent-availability",
-  method: "GET",
-  input: { queryParams: { service: "haircut", from: "2026-12-01", days: 1, partySize: 1 } },
-};
+import { marketsRun } from "../policies/policy-support.ts";
+import { bearer, postJson } from "../support/harness.ts";
+import { idempotentShopRun, withPricedShop } from "./hold-audit-support.ts";
 
 /**
  * A run charged from a hold makes its instance hold half the account's balance
@@ -30,24 +16,15 @@ const shopRun = {
  */
 describe("an idempotent run after a held run of the same account, on the same instance", () => {
   test("is not refused for the balance this instance holds and does not use", async ({ db }) => {
-    const upstream = new FakeUpstreamClient(() => jsonAnswer(200, { ok: true }));
-    const h = gatewayHarness(db, {
-      upstream,
-      toolPrices: configuredPrices({ [MARKETS_EVENT]: "0.01", [SHOP_AVAILABILITY]: "0.60" }),
-    });
-    try {
-      const owner = await openAccount(db, ONE_USD);
+    await withPricedShop(db, "0.60", async (h, owner) => {
       const held = await postJson(h.app, "/v1/run", marketsRun(), bearer(owner.key));
       expect(held.status).toBe(200);
-      const headers = { ...bearer(owner.key), "x-upstream-key": "shop-key", "idempotency-key": "shop-once" };
-      const idempotent = await postJson(h.app, "/v1/run", shopRun, headers);
+      const idempotent = await idempotentShopRun(h, owner.key);
       const body = (await json(idempotent)) as { error?: string; balance?: unknown };
       expect({ status: idempotent.status, error: body.error, balance: body.balance }).toMatchObject({
         status: 200,
         balance: { amount: "0.39" },
       });
-    } finally {
-      await h.close();
-    }
+    });
   });
 });

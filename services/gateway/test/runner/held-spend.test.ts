@@ -1,11 +1,17 @@
-import type { Database, Queryable } from "@app/db";
+import type { Queryable } from "@app/db";
 import { silentLogger, test } from "@app/testkit";
 import { describe, expect } from "vitest";
 import { HeldSpend } from "../../src/runner/held-spend.ts";
 import { KeyPolicyStore } from "../../src/store/key-policies.ts";
-import type { NewRun } from "../../src/store/runs.ts";
 import { releaseExpiredHolds } from "../../src/store/spend-holds.ts";
 import { FakeUpstreamClient } from "../../src/upstream/client.fake.ts";
+import {
+  accountHolds,
+  CENT,
+  centRun,
+  finishedRecord,
+  losingSettleAnswers,
+} from "../audit/hold-audit-support.ts";
 import {
   configuredPrices,
   keyWithPolicy,
@@ -16,74 +22,22 @@ import {
 } from "../policies/policy-support.ts";
 import { bearer, gatewayHarness, openAccount, postJson } from "../support/harness.ts";
 
-const CENT = 10_000n;
 const TEN_USD = 10_000_000n;
 
 type Standing = { balance: bigint; held: bigint; holds: number; counters: Record<string, [bigint, bigint]> };
 
 /** The account's balance and what is held of it, its holds, and its key's counters (spent, held) of today. */
 async function standing(db: Queryable, accountId: string, keyId: string): Promise<Standing> {
-  const [account] = await db.query<{ balance: string; held: string }>(
-    "SELECT balance_micro::text AS balance, held_micro::text AS held FROM gateway.accounts WHERE id = $1",
-    [accountId],
-  );
-  const [holds] = await db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM gateway.spend_holds WHERE account_id = $1",
-    [accountId],
-  );
+  const money = await accountHolds(db, accountId);
   const counters = await db.query<{ tool: string; spent: string; held: string }>(
     `SELECT tool, spent_micro::text AS spent, held_micro::text AS held FROM gateway.key_daily_spend
      WHERE key_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date`,
     [keyId],
   );
   return {
-    balance: BigInt(account?.balance ?? "-1"),
-    held: BigInt(account?.held ?? "-1"),
-    holds: holds?.n ?? -1,
+    ...money,
     counters: Object.fromEntries(counters.map((row) => [row.tool, [BigInt(row.spent), BigInt(row.held)]])),
   };
-}
-
-function pricedRun(accountId: string, keyId: string, id: string): NewRun {
-  return { id, accountId, keyId, provider: "markets", endpoint: "/pm/event", method: "GET", costMicro: CENT };
-}
-
-function finished(run: NewRun, refunded = false) {
-  return {
-    id: run.id,
-    provider: run.provider,
-    endpoint: run.endpoint,
-    method: run.method,
-    costMicro: run.costMicro,
-    outcome: "completed" as const,
-    upstreamStatus: 200,
-    durationMs: 1,
-    startedAt: new Date(),
-    finishedAt: new Date(),
-    refunded,
-  };
-}
-
-/** A database whose settles reach it and commit, but whose answer is lost `times` times. */
-function losingSettleAnswers(db: Database, times: number): Database {
-  let lost = 0;
-  return new Proxy(db, {
-    get(target, property, receiver) {
-      if (property !== "query") return Reflect.get(target, property, receiver);
-      return async (text: string, params?: unknown[]) => {
-        const rows = await target.query(text, params);
-        if (
-          text.includes("gateway.spend_holds h") &&
-          text.includes("INSERT INTO gateway.ledger") &&
-          lost < times
-        ) {
-          lost += 1;
-          throw new Error("connection terminated unexpectedly");
-        }
-        return rows;
-      };
-    },
-  });
 }
 
 describe("priced runs charged from holds", () => {
@@ -91,12 +45,17 @@ describe("priced runs charged from holds", () => {
     db,
   }) => {
     const owner = await openAccount(db, TEN_USD);
-    const held = new HeldSpend(losingSettleAnswers(db, 1), silentLogger(), { flushMs: 60_000 });
+    let lost = 0; // the first settle's answer is lost, no other
+    const held = new HeldSpend(
+      losingSettleAnswers(db, () => lost++ < 1),
+      silentLogger(),
+      { flushMs: 60_000 },
+    );
     for (const id of ["run_lost_1", "run_lost_2"]) {
-      const run = pricedRun(owner.accountId, owner.keyId, id);
+      const run = centRun(owner.accountId, owner.keyId, id);
       const started = await held.charge(run);
       expect(started.kind).toBe("started");
-      if (started.kind === "started") held.finish(started.charge, finished(run));
+      if (started.kind === "started") held.finish(started.charge, finishedRecord(run));
     }
     await held.flush(); // written, answer lost: kept for the next settle
     await held.stop(); // sent again, and the hold given back
@@ -114,10 +73,11 @@ describe("priced runs charged from holds", () => {
   }) => {
     const owner = await openAccount(db, TEN_USD);
     const held = new HeldSpend(db, silentLogger(), { flushMs: 60_000 });
-    const run = pricedRun(owner.accountId, owner.keyId, "run_refunded");
+    const run = centRun(owner.accountId, owner.keyId, "run_refunded");
     const started = await held.charge(run);
     expect(held.pendingOf(owner.accountId)).toBe(CENT);
-    if (started.kind === "started") expect(held.finish(started.charge, finished(run, true))).toBe(TEN_USD);
+    if (started.kind === "started")
+      expect(held.finish(started.charge, finishedRecord(run, true))).toBe(TEN_USD);
     expect(held.pendingOf(owner.accountId)).toBe(0n);
     await held.stop();
     const rows = await db.query<{ kind: string; amount: string; after: string }>(
@@ -137,9 +97,9 @@ describe("priced runs charged from holds", () => {
     const owner = await openAccount(db, TEN_USD);
     const capped = await keyWithPolicy(db, owner, { dailyCapMicro: 100n * CENT });
     const held = new HeldSpend(db, silentLogger(), { flushMs: 60_000 });
-    const first = pricedRun(owner.accountId, capped.keyId, "run_before_cap");
+    const first = centRun(owner.accountId, capped.keyId, "run_before_cap");
     const started = await held.charge(first);
-    if (started.kind === "started") held.finish(started.charge, finished(first));
+    if (started.kind === "started") held.finish(started.charge, finishedRecord(first));
     expect((await standing(db, owner.accountId, capped.keyId)).held).toBe(50n * CENT);
     // Another instance lowers the cap to what is spent: no statement of this process says so.
     await db.query("UPDATE gateway.key_policies SET daily_cap_micro = $2 WHERE key_id = $1", [
@@ -149,7 +109,7 @@ describe("priced runs charged from holds", () => {
     await held.flush();
     await held.flush(); // the give-back the settle asked for
     expect((await standing(db, owner.accountId, capped.keyId)).held).toBe(0n);
-    const refused = await held.charge(pricedRun(owner.accountId, capped.keyId, "run_after_cap"));
+    const refused = await held.charge(centRun(owner.accountId, capped.keyId, "run_after_cap"));
     expect(refused).toMatchObject({ kind: "capped", cap: "daily", capMicro: CENT, spentMicro: CENT });
     await held.stop();
   });
@@ -157,11 +117,11 @@ describe("priced runs charged from holds", () => {
   test("a cap set in this process binds the next run at once, whatever the hold held", async ({ db }) => {
     const owner = await openAccount(db, TEN_USD);
     const held = new HeldSpend(db, silentLogger(), { flushMs: 60_000 });
-    const first = pricedRun(owner.accountId, owner.keyId, "run_uncapped");
+    const first = centRun(owner.accountId, owner.keyId, "run_uncapped");
     const started = await held.charge(first);
-    if (started.kind === "started") held.finish(started.charge, finished(first));
+    if (started.kind === "started") held.finish(started.charge, finishedRecord(first));
     await new KeyPolicyStore(db).change(owner.keyId, { dailyCapMicro: CENT });
-    const refused = await held.charge(pricedRun(owner.accountId, owner.keyId, "run_capped"));
+    const refused = await held.charge(centRun(owner.accountId, owner.keyId, "run_capped"));
     expect(refused).toMatchObject({ kind: "capped", capMicro: CENT, spentMicro: CENT });
     await held.stop();
     expect(await ledgerSpendOf(db, owner.keyId)).toBe(CENT);
@@ -173,7 +133,7 @@ describe("priced runs charged from holds", () => {
     const owner = await openAccount(db, TEN_USD);
     const capped = await keyWithPolicy(db, owner, { dailyCapMicro: 100n * CENT });
     const held = new HeldSpend(db, silentLogger(), { flushMs: 60_000 });
-    await held.charge(pricedRun(owner.accountId, capped.keyId, "run_of_a_dead_instance"));
+    await held.charge(centRun(owner.accountId, capped.keyId, "run_of_a_dead_instance"));
     // The instance dies here: its run never settles.
     expect(await releaseExpiredHolds(db)).toBe(0);
     await db.query(
@@ -224,7 +184,7 @@ describe("a hold whose runs are all still going", () => {
   test("is renewed all the same, so the sweeper never takes it from a live instance", async ({ db }) => {
     const owner = await openAccount(db, TEN_USD);
     const held = new HeldSpend(db, silentLogger(), { flushMs: 60_000, renewAfterMs: 0 });
-    const run = pricedRun(owner.accountId, owner.keyId, "run_slow_upstream");
+    const run = centRun(owner.accountId, owner.keyId, "run_slow_upstream");
     const started = await held.charge(run);
     const expiry = async () => {
       const [row] = await db.query<{ expires: Date }>(
@@ -237,7 +197,7 @@ describe("a hold whose runs are all still going", () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     await held.flush(); // the run is still going: nothing to write, the hold renewed
     expect(await expiry()).toBeGreaterThan(first);
-    if (started.kind === "started") held.finish(started.charge, finished(run));
+    if (started.kind === "started") held.finish(started.charge, finishedRecord(run));
     await held.stop();
     expect(await ledgerSpendOf(db, owner.keyId)).toBe(CENT);
   });

@@ -1,29 +1,12 @@
 import { json, test } from "@app/testkit";
-import { generatePrivateKey } from "viem/accounts";
-import { afterAll, describe, expect } from "vitest";
-import { type SelfServeGateway, startSelfServeGateway } from "../../testing/self-serve.ts";
-
-const buy = (amount: string, headers: Record<string, string> = {}) => ({
-  method: "POST",
-  headers: { "content-type": "application/json", ...headers },
-  body: JSON.stringify({ amount }),
-});
+import { describe, expect } from "vitest";
+import { buy, creditBuyer } from "./credit-support.ts";
 
 describe("an MPP charge settled whose credit the database fails to write", () => {
-  let h: SelfServeGateway;
-  const wallet = generatePrivateKey();
-  let accountId = "";
-
-  test.beforeAll(async ({ db }) => {
-    h = await startSelfServeGateway(db);
-    await h.fundWallet(wallet);
-    accountId = (await h.openAccount(wallet)).account.id;
-  });
-  afterAll(async () => {
-    await h?.stop();
-  });
+  const buyer = creditBuyer();
 
   test("is answered 503 SETTLEMENT_PENDING, then credited once by the reconciler and its key answered", async () => {
+    const { h, wallet, accountId } = buyer;
     const payments = h.selfServe.payments;
     const credit = payments.credit.bind(payments);
     payments.credit = async () => {

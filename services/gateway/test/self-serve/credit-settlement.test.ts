@@ -1,16 +1,9 @@
-import { LOCAL_DEV_ACCOUNTS, localChainDefinition } from "@app/local-chain";
 import { json, test } from "@app/testkit";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
-import { createWalletClient, type Hex, http, parseAbi } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { afterAll, afterEach, describe, expect } from "vitest";
-import { type SelfServeGateway, startSelfServeGateway } from "../../testing/self-serve.ts";
-
-const buy = (amount: string, headers: Record<string, string> = {}) => ({
-  method: "POST",
-  headers: { "content-type": "application/json", ...headers },
-  body: JSON.stringify({ amount }),
-});
+import type { Hex } from "viem";
+import { afterEach, describe, expect } from "vitest";
+import type { SelfServeGateway } from "../../testing/self-serve.ts";
+import { buy, cancelAuthorization, creditBuyer } from "./credit-support.ts";
 
 /** The official client's paying fetch, keeping the PAYMENT-SIGNATURE it sent (to present it again). */
 function recordingPayer(h: SelfServeGateway, key: Hex) {
@@ -26,45 +19,20 @@ function recordingPayer(h: SelfServeGateway, key: Hex) {
 }
 
 describe("credit is bought once per settled payment, and never before it settles", () => {
-  let h: SelfServeGateway;
-  const wallet = generatePrivateKey();
-  const address = privateKeyToAccount(wallet).address;
-  let accountId = "";
-
-  test.beforeAll(async ({ db }) => {
-    h = await startSelfServeGateway(db);
-    await h.fundWallet(wallet);
-    const header = await h.signIn(wallet, "/v1/accounts");
-    const opened = await fetch(`${h.url}/v1/accounts`, {
-      method: "POST",
-      headers: { "sign-in-with-x": header },
-    });
-    accountId = (await json(opened)).account.id;
-  });
+  const buyer = creditBuyer();
   afterEach(() => {
-    h.settleGate = undefined;
-  });
-  afterAll(async () => {
-    await h?.stop();
+    buyer.h.settleGate = undefined;
   });
 
-  const balance = async () =>
-    BigInt(
-      (
-        await h.db.query<{ b: string }>(
-          "SELECT balance_micro::text AS b FROM gateway.accounts WHERE id = $1",
-          [accountId],
-        )
-      )[0]?.b ?? "-1",
-    );
   const paidCredits = () =>
-    h.db.query<{ reference: string; tx: string }>(
+    buyer.h.db.query<{ reference: string; tx: string }>(
       `SELECT settlement_reference AS reference, transaction_hash AS tx FROM gateway.ledger
        WHERE account_id = $1 AND settlement_reference IS NOT NULL ORDER BY id`,
-      [accountId],
+      [buyer.accountId],
     );
 
   test("the same payment presented again credits nothing more: 402 payment_already_used", async () => {
+    const { h, wallet, balance } = buyer;
     const { pay, sent } = recordingPayer(h, wallet);
     const first = await pay(`${h.url}/v1/credits`, buy("0.50"));
     expect(first.status).toBe(200);
@@ -77,6 +45,7 @@ describe("credit is bought once per settled payment, and never before it settles
   });
 
   test("concurrent copies of one payment credit it once", async () => {
+    const { h, wallet, balance } = buyer;
     const challenge = await fetch(`${h.url}/v1/credits`, buy("0.25"));
     const required = decodePaymentRequiredHeader(challenge.headers.get("payment-required") as string);
     const header = encodePaymentSignatureHeader(await h.x402Client(wallet).createPaymentPayload(required));
@@ -93,6 +62,7 @@ describe("credit is bought once per settled payment, and never before it settles
   });
 
   test("a payment that fails to settle credits nothing: 402 settlement_failed with the platform's error body", async () => {
+    const { h, wallet, address, accountId, balance } = buyer;
     const start = await balance();
     const credits = (await paidCredits()).length;
     h.settleGate = async (settle, { payload }) => {
@@ -119,6 +89,7 @@ describe("credit is bought once per settled payment, and never before it settles
   });
 
   test("nothing is credited before the settlement: while it is under way the balance and ledger are as before", async () => {
+    const { h, wallet, accountId, balance } = buyer;
     const start = await balance();
     const credits = (await paidCredits()).length;
     const during: { balance: bigint; credits: number; state?: string }[] = [];
@@ -140,6 +111,7 @@ describe("credit is bought once per settled payment, and never before it settles
   });
 
   test("a keyed retry gets the stored answer and credits nothing more; the key with another amount is 422", async () => {
+    const { h, wallet, balance } = buyer;
     const { pay, sent } = recordingPayer(h, wallet);
     const first = await pay(`${h.url}/v1/credits`, buy("0.10", { "idempotency-key": "top-up-1" }));
     expect(first.status).toBe(200);
@@ -162,6 +134,7 @@ describe("credit is bought once per settled payment, and never before it settles
   });
 
   test("a settlement sent and not confirmed is 503, then credited once by the reconciler, and its key answered", async () => {
+    const { h, wallet, balance } = buyer;
     const start = await balance();
     h.settleGate = async (settle) => {
       const settled = await settle();
@@ -206,6 +179,7 @@ describe("credit is bought once per settled payment, and never before it settles
   });
 
   test("an MPP credential presented twice credits once", async () => {
+    const { h, wallet, balance } = buyer;
     const probe = await fetch(`${h.url}/v1/credits`, buy("0.50"));
     const credential = await h.mppClient(wallet).createCredential(probe);
     const first = await fetch(`${h.url}/v1/credits`, buy("0.50", { authorization: credential }));
@@ -218,6 +192,7 @@ describe("credit is bought once per settled payment, and never before it settles
   });
 
   test("an MPP credential for another amount is refused and credits nothing", async () => {
+    const { h, wallet, balance } = buyer;
     const probe = await fetch(`${h.url}/v1/credits`, buy("0.01"));
     const credential = await h.mppClient(wallet).createCredential(probe);
     const start = await balance();
@@ -227,42 +202,3 @@ describe("credit is bought once per settled payment, and never before it settles
     expect(await balance()).toBe(start);
   });
 });
-
-/** The payer cancels an EIP-3009 authorisation (its signature, sent by the token's deployer, who pays the gas). */
-async function cancelAuthorization(
-  h: SelfServeGateway,
-  payerKey: Hex,
-  authorizer: Hex,
-  nonce: Hex,
-): Promise<void> {
-  const payer = privateKeyToAccount(payerKey);
-  const signature = await payer.signTypedData({
-    domain: {
-      name: h.chain.asset.name,
-      version: h.chain.asset.version,
-      chainId: h.chain.chainId,
-      verifyingContract: h.chain.asset.address,
-    },
-    types: {
-      CancelAuthorization: [
-        { name: "authorizer", type: "address" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
-    primaryType: "CancelAuthorization",
-    message: { authorizer, nonce },
-  });
-  const rpcUrl = h.chain.publicClient.transport.url as string;
-  const sender = createWalletClient({
-    account: privateKeyToAccount(LOCAL_DEV_ACCOUNTS.deployer.privateKey),
-    chain: localChainDefinition(rpcUrl, h.chain.chainId),
-    transport: http(rpcUrl),
-  });
-  const hash = await sender.writeContract({
-    address: h.chain.asset.address,
-    abi: parseAbi(["function cancelAuthorization(address authorizer, bytes32 nonce, bytes signature)"]),
-    functionName: "cancelAuthorization",
-    args: [authorizer, nonce, signature],
-  });
-  await h.chain.publicClient.waitForTransactionReceipt({ hash });
-}
