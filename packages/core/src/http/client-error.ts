@@ -61,5 +61,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
   if (error.code !== "ECONNRESET" && socket.writable && served?.headersSent !== true) {
     socket.write(served ? nodeDefaultResponse(error.code) : clientErrorResponse(error.code));
   }
+  // Destroyed with the error, as Node does: a request being served fails with it (an upload cut
+  // short is seen as cut short). The server's socket listens for errors, so none goes uncaught.
   socket.destroy(error);
 }
