@@ -4,8 +4,9 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
-import { UsageError } from "./options.ts";
+import { oneOf, parsedArguments, UsageError } from "./options.ts";
+
+const CREDIT_SCHEMES = ["exact", "mpp"] as const;
 
 /** What the user asked the gateway for. */
 export type GatewayCommand =
@@ -40,13 +41,15 @@ Examples:
 
 /** Parses the arguments after `npm run pay -- gateway`; throws {@link UsageError} on a mistake. */
 export function parseGatewayCommand(argv: readonly string[]): GatewayCommand {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parsedArguments(argv, {
+    name: { type: "string" },
+    scheme: { type: "string" },
+    "idempotency-key": { type: "string" },
+    label: { type: "string" },
+    key: { type: "string" },
+    body: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
   const [command, ...rest] = positionals;
   if (values.help || command === undefined || command === "help") return { command: "help" };
   const none = (allowed: string[]) => {
@@ -64,9 +67,7 @@ export function parseGatewayCommand(argv: readonly string[]): GatewayCommand {
     case "credit": {
       none(["scheme", "idempotency-key"]);
       positional(1, "the amount, e.g. 0.50");
-      const scheme = values.scheme ?? "exact";
-      if (scheme !== "exact" && scheme !== "mpp")
-        throw new UsageError(`--scheme must be exact or mpp (got "${scheme}")`);
+      const scheme = oneOf(values.scheme ?? "exact", CREDIT_SCHEMES, "--scheme");
       const key = values["idempotency-key"];
       return {
         command,
@@ -102,21 +103,4 @@ export function parseGatewayCommand(argv: readonly string[]): GatewayCommand {
     default:
       throw new UsageError(`unknown gateway command "${command}"`);
   }
-}
-
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      name: { type: "string" },
-      scheme: { type: "string" },
-      "idempotency-key": { type: "string" },
-      label: { type: "string" },
-      key: { type: "string" },
-      body: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 
 /** How to pay: an x402 scheme, or MPP (a one-shot charge, or a session on session routes). */
 export type Scheme = "exact" | "upto" | "mpp";
@@ -61,7 +61,8 @@ Environment: DATA_DIR (default .data) is where local.json is read.`;
 const SCHEMES: readonly Scheme[] = ["exact", "upto", "mpp"];
 const METHODS: readonly Method[] = ["GET", "POST"];
 
-const oneOf = <T extends string>(value: string, allowed: readonly T[], flag: string): T => {
+/** `value` if it is one of `allowed`, else the {@link UsageError} naming `flag`. */
+export const oneOf = <T extends string>(value: string, allowed: readonly T[], flag: string): T => {
   const found = allowed.find((candidate) => candidate === value);
   if (!found) throw new UsageError(`${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
   return found;
@@ -69,13 +70,14 @@ const oneOf = <T extends string>(value: string, allowed: readonly T[], flag: str
 
 /** Parses the arguments after `npm run pay --`; throws {@link UsageError} on a mistake. */
 export function parseOptions(argv: readonly string[]): Options {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parsedArguments(argv, {
+    body: { type: "string" },
+    scheme: { type: "string" },
+    method: { type: "string" },
+    "idempotency-key": { type: "string" },
+    "max-deposit": { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
   if (values.help) return { path: "", method: "POST", maxDeposit: DEFAULT_MAX_DEPOSIT, help: true };
   const [path, ...extra] = positionals;
   if (!path) throw new UsageError("missing the endpoint's path, e.g. /api/fortune");
@@ -110,18 +112,17 @@ export function parseOptions(argv: readonly string[]): Options {
   };
 }
 
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      body: { type: "string" },
-      scheme: { type: "string" },
-      method: { type: "string" },
-      "idempotency-key": { type: "string" },
-      "max-deposit": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+/**
+ * The command line's `--options` (only these, strictly) and positionals; a mistake Node's parser
+ * finds is a {@link UsageError}.
+ */
+export function parsedArguments<const Options extends ParseArgsOptionsConfig>(
+  argv: readonly string[],
+  options: Options,
+) {
+  try {
+    return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
 }
